@@ -1,0 +1,108 @@
+//! `toolhost call`: one call through the full pipeline, its result on stdout.
+
+use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use serde_json::Value;
+use toolhost_core::{CallOptions, ContentBlock, ToolRegistry, ToolUpdate};
+
+/// Arguments of `toolhost call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool to call.
+    tool: String,
+    /// The arguments as a JSON object, or `-` to read them from standard input (default `{}`).
+    #[arg(value_name = "ARGS_JSON | -")]
+    args: Option<String>,
+    /// Print the whole result (content, details, is_error, truncated, duration) as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Answer yes to every confirmation.
+    #[arg(long)]
+    yes: bool,
+}
+
+/// Runs the call; exit status 0 on success, 1 when the result is an error.
+pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<ExitCode> {
+    let arguments = parse_arguments(args.args.as_deref())?;
+    let options = CallOptions::default();
+    let cancel = options.cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    let options = if !args.json && std::io::stderr().is_terminal() {
+        CallOptions {
+            on_update: Some(Arc::new(print_update)),
+            ..options
+        }
+    } else {
+        options
+    };
+    let _ = args.yes; // Every call is allowed until a permission policy is configured.
+    let result = registry
+        .execute_with("cli-call", &args.tool, arguments, options)
+        .await;
+
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        let text = render_content(&result.content);
+        if result.is_error {
+            eprintln!("{text}");
+        } else {
+            print!("{text}");
+            if !text.ends_with('\n') {
+                println!();
+            }
+        }
+    }
+    Ok(if result.is_error {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn parse_arguments(raw: Option<&str>) -> anyhow::Result<Value> {
+    let text = match raw {
+        None => return Ok(Value::Object(serde_json::Map::new())),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the arguments from standard input")?;
+            text
+        }
+        Some(text) => text.to_owned(),
+    };
+    serde_json::from_str(&text).with_context(|| {
+        format!("the arguments are not valid JSON (expected an object such as '{{\"path\": \"src\"}}'): {text}")
+    })
+}
+
+fn render_content(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::Image { data, mime_type } => {
+                format!("[image {mime_type}, {} bytes of base64]", data.len())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn print_update(update: ToolUpdate) {
+    let mut stderr = std::io::stderr().lock();
+    for block in &update.content {
+        if let ContentBlock::Text { text } = block {
+            let _ = stderr.write_all(text.as_bytes());
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `toolhost tools`: the registry as a table or as definitions in a provider's shape.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use toolhost_core::{DefinitionFormat, Sensitivity, ToolRegistry};
+
+/// Arguments of `toolhost tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// How to print the tools.
+    #[arg(long, value_enum, default_value_t = ToolsFormat::Table)]
+    format: ToolsFormat,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ToolsFormat {
+    /// One line per tool: name, label, whether it asks, description.
+    Table,
+    /// Every spec in full, as JSON.
+    Json,
+    /// OpenAI function-calling definitions.
+    Openai,
+    /// Anthropic tool definitions.
+    Anthropic,
+    /// MCP `tools/list` entries.
+    Mcp,
+}
+
+/// Prints the registry in the chosen format.
+pub fn run(registry: &ToolRegistry, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+    let output = match args.format {
+        ToolsFormat::Table => table(registry),
+        ToolsFormat::Json => serde_json::to_string_pretty(&registry.specs())?,
+        ToolsFormat::Openai => definitions(registry, DefinitionFormat::OpenAi)?,
+        ToolsFormat::Anthropic => definitions(registry, DefinitionFormat::Anthropic)?,
+        ToolsFormat::Mcp => definitions(registry, DefinitionFormat::Mcp)?,
+    };
+    println!("{output}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn definitions(registry: &ToolRegistry, format: DefinitionFormat) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(
+        &registry.definitions_as(format),
+    )?)
+}
+
+fn table(registry: &ToolRegistry) -> String {
+    let specs = registry.specs();
+    if specs.is_empty() {
+        return "No tools are registered.".to_owned();
+    }
+    let rows: Vec<[String; 4]> = specs
+        .iter()
+        .map(|spec| {
+            let asks = match spec.sensitivity {
+                Sensitivity::Safe => "never",
+                Sensitivity::Edit => "edits",
+                Sensitivity::Sensitive => "yes",
+            };
+            let summary = spec.description.lines().next().unwrap_or_default();
+            [
+                spec.name.clone(),
+                spec.label.clone(),
+                asks.to_owned(),
+                summary.to_owned(),
+            ]
+        })
+        .collect();
+    let header = ["NAME", "LABEL", "ASKS", "DESCRIPTION"].map(str::to_owned);
+    let widths: Vec<usize> = (0..3)
+        .map(|column| {
+            std::iter::once(&header)
+                .chain(&rows)
+                .map(|row| row[column].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    std::iter::once(&header)
+        .chain(&rows)
+        .map(|row| {
+            format!(
+                "{:w0$}  {:w1$}  {:w2$}  {}",
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2]
+            )
+            .trim_end()
+            .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

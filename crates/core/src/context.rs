@@ -1,0 +1,118 @@
+//! What a running tool can see and do besides its arguments.
+
+use std::fmt;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::content::ToolUpdate;
+
+/// Receives a tool's partial results while it runs (R2's `on_update`).
+pub type UpdateSink = Arc<dyn Fn(ToolUpdate) + Send + Sync>;
+
+/// Who is calling: the session and model a call belongs to, when there is one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The session id, when the call belongs to a session.
+    pub session_id: Option<String>,
+    /// The model that asked for the call, when a model did.
+    pub model: Option<String>,
+}
+
+/// How one call is run: its update sink, cancellation, abort handle and session.
+///
+/// `Default` gives a call nobody listens to and nobody can cancel, which is what
+/// [`crate::ToolRegistry::execute`] uses.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Receives partial results.
+    pub on_update: Option<UpdateSink>,
+    /// Cancels this call; the tool must forward it to whatever it started.
+    pub cancel: CancellationToken,
+    /// Cancelled when a tool asks to abort the whole agent operation.
+    pub abort: CancellationToken,
+    /// The session the call belongs to.
+    pub session: Arc<SessionInfo>,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("on_update", &self.on_update.is_some())
+            .field("cancel", &self.cancel)
+            .field("abort", &self.abort)
+            .field("session", &self.session)
+            .finish()
+    }
+}
+
+/// The context a tool receives with its arguments (R2).
+#[derive(Clone)]
+pub struct ToolContext {
+    call_id: Arc<str>,
+    on_update: Option<UpdateSink>,
+    cancel: CancellationToken,
+    abort: CancellationToken,
+    session: Arc<SessionInfo>,
+}
+
+impl ToolContext {
+    /// A context for call `call_id` run with `options`.
+    pub fn new(call_id: impl Into<Arc<str>>, options: CallOptions) -> Self {
+        Self {
+            call_id: call_id.into(),
+            on_update: options.on_update,
+            cancel: options.cancel,
+            abort: options.abort,
+            session: options.session,
+        }
+    }
+
+    /// The id of this tool call.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// Streams a partial result to whoever listens (a UI, an MCP progress notification).
+    pub fn on_update(&self, update: ToolUpdate) {
+        if let Some(sink) = &self.on_update {
+            sink(update);
+        }
+    }
+
+    /// Whether anybody listens to updates, so a tool can skip building them.
+    pub fn wants_updates(&self) -> bool {
+        self.on_update.is_some()
+    }
+
+    /// The call's cancellation token. A tool must stop soon after it fires and forward it to
+    /// every subprocess or request it started.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Asks the running agent operation to stop after this call.
+    pub fn abort(&self) {
+        self.abort.cancel();
+    }
+
+    /// The session this call belongs to.
+    pub fn session(&self) -> &SessionInfo {
+        &self.session
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("session", &self.session)
+            .finish()
+    }
+}

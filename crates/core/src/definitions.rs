@@ -1,0 +1,53 @@
+//! Tool definitions in the shapes model providers and MCP clients expect (R7).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::tool::ToolSpec;
+
+/// The shape of a tool definition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefinitionFormat {
+    /// OpenAI function calling: `{"type":"function","function":{name,description,parameters}}`.
+    #[default]
+    OpenAi,
+    /// Anthropic Messages API: `{name, description, input_schema}`.
+    Anthropic,
+    /// MCP `tools/list`: `{name, title, description, inputSchema, annotations}`.
+    Mcp,
+}
+
+impl DefinitionFormat {
+    /// The definition of `spec` in this format.
+    pub fn render(self, spec: &ToolSpec) -> Value {
+        match self {
+            Self::OpenAi => json!({
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                }
+            }),
+            Self::Anthropic => json!({
+                "name": spec.name,
+                "description": spec.description,
+                "input_schema": spec.parameters,
+            }),
+            Self::Mcp => json!({
+                "name": spec.name,
+                "title": spec.label,
+                "description": spec.description,
+                "inputSchema": spec.parameters,
+                "annotations": {
+                    "title": spec.label,
+                    "readOnlyHint": spec.annotations.read_only,
+                    "destructiveHint": spec.annotations.destructive,
+                    "idempotentHint": spec.annotations.idempotent,
+                    "openWorldHint": spec.annotations.open_world,
+                },
+            }),
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! The authorisation step: whether a validated call may run.
+
+use serde_json::Value;
+
+use crate::context::SessionInfo;
+use crate::tool::ToolSpec;
+
+/// A call about to run, as the authorisation step sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct CallRequest<'a> {
+    /// The id of the call.
+    pub call_id: &'a str,
+    /// The spec of the tool being called.
+    pub spec: &'a ToolSpec,
+    /// The coerced and validated arguments.
+    pub args: &'a Value,
+    /// The session the call belongs to.
+    pub session: &'a SessionInfo,
+}
+
+/// The decision on one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Authorization {
+    /// The call may run.
+    Allow,
+    /// The call is refused; the reason goes back to the model and should say how the user
+    /// can allow it, when they can.
+    Deny {
+        /// Why, written for the model.
+        reason: String,
+    },
+}
+
+/// Decides whether calls may run: the permission system implements this.
+#[async_trait::async_trait]
+pub trait Authorizer: Send + Sync {
+    /// Decides on one call. May wait for a person; the pipeline cancels the wait when the call
+    /// is cancelled.
+    async fn authorize(&self, request: CallRequest<'_>) -> Authorization;
+}
+
+/// Allows every call: the registry's default until a permission policy is installed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllowAll;
+
+#[async_trait::async_trait]
+impl Authorizer for AllowAll {
+    async fn authorize(&self, _request: CallRequest<'_>) -> Authorization {
+        Authorization::Allow
+    }
+}

@@ -1,0 +1,169 @@
+//! The one execution pipeline: lookup → coerce → validate → authorise → execute → result
+//! handlers → truncate → hint. [`crate::ToolRegistry`] owns it; nothing runs a tool around it.
+
+pub mod authorize;
+pub mod coerce;
+pub mod hint;
+mod lookup;
+pub mod result_handler;
+pub mod truncate;
+pub(crate) mod validate;
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt as _;
+use serde_json::Value;
+
+use crate::content::{ToolCallResult, ToolOutput};
+use crate::context::{CallOptions, ToolContext};
+use crate::registry::RegisteredTool;
+use authorize::{Authorization, Authorizer, CallRequest};
+use result_handler::ResultHandler;
+
+pub(crate) use lookup::unknown_tool_message;
+
+/// The settings every call of one registry shares.
+pub(crate) struct Pipeline {
+    pub(crate) max_chars: usize,
+    pub(crate) authorizer: Arc<dyn Authorizer>,
+    pub(crate) result_handlers: Vec<Arc<dyn ResultHandler>>,
+}
+
+impl Pipeline {
+    /// Runs one call of a tool that was found, through every remaining step.
+    pub(crate) async fn run(
+        &self,
+        entry: &RegisteredTool,
+        call_id: &str,
+        tool_name: &str,
+        mut args: Value,
+        options: CallOptions,
+    ) -> ToolCallResult {
+        let started = Instant::now();
+        coerce::coerce_arguments(&entry.spec.parameters, &mut args);
+        let output = match entry
+            .validator
+            .check(&entry.spec.name, &entry.spec.parameters, &args)
+        {
+            Err(message) => ToolOutput::error(message),
+            Ok(()) => {
+                self.authorize_and_execute(entry, call_id, args, options)
+                    .await
+            }
+        };
+        self.finish(call_id, tool_name, output, started)
+    }
+
+    /// A result for a call that never reached a tool (an unknown name).
+    pub(crate) fn reject(&self, call_id: &str, tool_name: &str, message: String) -> ToolCallResult {
+        self.finish(
+            call_id,
+            tool_name,
+            ToolOutput::error(message),
+            Instant::now(),
+        )
+    }
+
+    async fn authorize_and_execute(
+        &self,
+        entry: &RegisteredTool,
+        call_id: &str,
+        args: Value,
+        options: CallOptions,
+    ) -> ToolOutput {
+        let cancel = options.cancel.clone();
+        let session = Arc::clone(&options.session);
+        let request = CallRequest {
+            call_id,
+            spec: &entry.spec,
+            args: &args,
+            session: &session,
+        };
+        let decision = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return cancelled_output(&entry.spec.name),
+            decision = self.authorizer.authorize(request) => decision,
+        };
+        if let Authorization::Deny { reason } = decision {
+            return ToolOutput::error(reason);
+        }
+
+        // Handlers see the arguments after the call; clone them only when someone will look.
+        let kept_args = (!self.result_handlers.is_empty()).then(|| args.clone());
+        let ctx = ToolContext::new(call_id, options);
+        let execution = AssertUnwindSafe(entry.tool.execute(args, ctx)).catch_unwind();
+        let mut output = tokio::select! {
+            biased;
+            () = cancel.cancelled() => cancelled_output(&entry.spec.name),
+            outcome = execution => match outcome {
+                Ok(Ok(output)) => output,
+                Ok(Err(error)) => ToolOutput {
+                    details: error.details,
+                    ..ToolOutput::error(error.message)
+                },
+                Err(panic) => ToolOutput::error(format!(
+                    "Tool '{}' crashed: {}",
+                    entry.spec.name,
+                    panic_message(panic.as_ref())
+                )),
+            },
+        };
+        let Some(args) = kept_args else {
+            return output;
+        };
+        let request = CallRequest {
+            call_id,
+            spec: &entry.spec,
+            args: &args,
+            session: &session,
+        };
+        for handler in &self.result_handlers {
+            handler.handle(request, &mut output).await;
+        }
+        output
+    }
+
+    fn finish(
+        &self,
+        call_id: &str,
+        tool_name: &str,
+        output: ToolOutput,
+        started: Instant,
+    ) -> ToolCallResult {
+        let ToolOutput {
+            mut content,
+            details,
+            is_error,
+        } = output;
+        let truncated = truncate::truncate_content(&mut content, self.max_chars);
+        if is_error {
+            hint::append_error_hint(&mut content);
+        }
+        ToolCallResult {
+            tool_call_id: call_id.to_owned(),
+            tool_name: tool_name.to_owned(),
+            content,
+            details,
+            is_error,
+            truncated,
+            duration: started.elapsed(),
+        }
+    }
+}
+
+fn cancelled_output(tool: &str) -> ToolOutput {
+    ToolOutput::error(format!("Tool '{tool}' was cancelled before it finished."))
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "panic with a non-text payload".to_owned()
+    }
+}

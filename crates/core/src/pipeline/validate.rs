@@ -1,0 +1,148 @@
+//! Full JSON Schema validation with errors that name the parameter (R12).
+
+use std::fmt::Write as _;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+/// A tool's parameters schema, compiled once when the tool is registered.
+pub(crate) struct ArgumentValidator {
+    validator: Validator,
+}
+
+impl ArgumentValidator {
+    /// Compiles `schema`; the error says what the compiler rejected.
+    pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        if !schema.is_object() {
+            return Err("the parameters schema must be a JSON object".to_owned());
+        }
+        jsonschema::validator_for(schema)
+            .map(|validator| Self { validator })
+            .map_err(|error| error.to_string())
+    }
+
+    /// Checks `args`; on failure, a message for the model listing every problem.
+    pub(crate) fn check(&self, tool: &str, schema: &Value, args: &Value) -> Result<(), String> {
+        if self.validator.is_valid(args) {
+            return Ok(());
+        }
+        let mut message = format!("Invalid arguments for tool '{tool}':");
+        for error in self.validator.iter_errors(args) {
+            let _ = write!(message, "\n- {}", describe(&error));
+        }
+        if let Some(signature) = parameter_signature(schema) {
+            let _ = write!(message, "\nExpected parameters: {signature}");
+        }
+        Err(message)
+    }
+}
+
+/// One validation error as `parameter: problem`.
+fn describe(error: &ValidationError<'_>) -> String {
+    let location = parameter_name(error.instance_path().as_str());
+    match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let property = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_owned);
+            let path = join_path(&location, &property);
+            format!("'{path}': missing required parameter")
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let names: Vec<String> = unexpected
+                .iter()
+                .map(|name| join_path(&location, name))
+                .collect();
+            format!(
+                "unexpected parameter(s) {}: not part of the schema",
+                quote_all(&names)
+            )
+        }
+        _ if location.is_empty() => format!("arguments: {error}"),
+        _ => format!("'{location}': {error}"),
+    }
+}
+
+/// `/edits/0/old_string` → `edits[0].old_string`; the root is the empty string.
+fn parameter_name(pointer: &str) -> String {
+    let mut name = String::new();
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if segment.parse::<usize>().is_ok() && !name.is_empty() {
+            let _ = write!(name, "[{segment}]");
+        } else {
+            if !name.is_empty() {
+                name.push('.');
+            }
+            name.push_str(&segment);
+        }
+    }
+    name
+}
+
+fn join_path(parent: &str, child: &str) -> String {
+    if parent.is_empty() {
+        child.to_owned()
+    } else {
+        format!("{parent}.{child}")
+    }
+}
+
+fn quote_all(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|name| format!("'{name}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `path: string (required), limit: integer` from a schema's top-level properties.
+fn parameter_signature(schema: &Value) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    if properties.is_empty() {
+        return Some("none".to_owned());
+    }
+    let required = schema.get("required").and_then(Value::as_array);
+    let parts: Vec<String> = properties
+        .iter()
+        .map(|(name, property)| {
+            let kind = type_label(property);
+            let is_required =
+                required.is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)));
+            if is_required {
+                format!("{name}: {kind} (required)")
+            } else {
+                format!("{name}: {kind}")
+            }
+        })
+        .collect();
+    Some(parts.join(", "))
+}
+
+fn type_label(property: &Value) -> String {
+    match property.get("type") {
+        Some(Value::String(name)) => name.clone(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|name| *name != "null")
+            .collect::<Vec<_>>()
+            .join(" | "),
+        _ if property.get("enum").is_some() => "enum".to_owned(),
+        _ => "any".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_become_parameter_paths() {
+        assert_eq!(parameter_name(""), "");
+        assert_eq!(parameter_name("/path"), "path");
+        assert_eq!(parameter_name("/edits/0/old_string"), "edits[0].old_string");
+        assert_eq!(parameter_name("/a~1b"), "a/b");
+    }
+}

@@ -1,0 +1,204 @@
+//! The tool contract: a tool's spec (R1) and its `execute` (R2).
+
+use std::future::Future;
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::content::ToolOutput;
+use crate::context::{SessionInfo, ToolContext};
+use crate::error::ToolError;
+use crate::session::SessionEvent;
+
+/// Hints about a tool's behaviour, as MCP defines them; permissions and plan mode read them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAnnotations {
+    /// The tool does not change its environment.
+    pub read_only: bool,
+    /// The tool may destroy or overwrite data (meaningful when not read-only).
+    pub destructive: bool,
+    /// Calling it twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// The tool reaches outside the machine (the web, a remote service).
+    pub open_world: bool,
+}
+
+impl ToolAnnotations {
+    /// A tool that only reads.
+    pub const READ_ONLY: Self = Self {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
+}
+
+/// Whether a call needs the user's confirmation (R17).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sensitivity {
+    /// Never asks (Read, Grep, WebFetch, ...).
+    Safe,
+    /// Edits files: asks, except in `acceptEdits` mode (Write, Edit).
+    Edit,
+    /// Asks unless a mode or rule allows it. The default: a tool is trusted only when it says so.
+    #[default]
+    Sensitive,
+}
+
+/// Everything the model and the permission system know of a tool (R1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The globally unique name used in function calling.
+    pub name: String,
+    /// A short human label for UIs.
+    pub label: String,
+    /// What the tool does, written for the model.
+    pub description: String,
+    /// The parameters as a JSON Schema object.
+    pub parameters: Value,
+    /// Behaviour hints.
+    pub annotations: ToolAnnotations,
+    /// Whether calls need confirmation.
+    pub sensitivity: Sensitivity,
+}
+
+impl ToolSpec {
+    /// A spec with this name and description, the name as label, no parameters, no
+    /// annotations, and [`Sensitivity::Sensitive`].
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        let name = name.into();
+        Self {
+            label: name.clone(),
+            name,
+            description: description.into(),
+            parameters: json!({ "type": "object", "properties": {} }),
+            annotations: ToolAnnotations::default(),
+            sensitivity: Sensitivity::default(),
+        }
+    }
+
+    /// The same spec with this label.
+    #[must_use]
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// The same spec with this parameters schema.
+    #[must_use]
+    pub fn with_parameters(mut self, parameters: Value) -> Self {
+        self.parameters = parameters;
+        self
+    }
+
+    /// The same spec with these annotations.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The same spec with this sensitivity.
+    #[must_use]
+    pub fn with_sensitivity(mut self, sensitivity: Sensitivity) -> Self {
+        self.sensitivity = sensitivity;
+        self
+    }
+}
+
+/// A tool the registry can run: the dynamic form, taking raw JSON arguments.
+///
+/// Tools written in Rust usually implement [`TypedTool`] instead, which derives the schema
+/// and parses the arguments; tools whose schema is only known at run time (MCP, JavaScript)
+/// implement this trait directly.
+#[async_trait::async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's spec. Read once, when the tool is registered.
+    fn spec(&self) -> ToolSpec;
+
+    /// Runs the tool on arguments that were already coerced and validated against
+    /// `spec().parameters`. Must honour `ctx.cancellation()`.
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+
+    /// Hears a session lifecycle event (R4). Errors are logged and never stop the session.
+    async fn on_session(
+        &self,
+        _event: &SessionEvent,
+        _session: &SessionInfo,
+    ) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+/// A tool whose parameters are a Rust type: the schema and the parsing have one source.
+pub trait TypedTool: Send + Sync + 'static {
+    /// The parameters; their JSON Schema comes from [`JsonSchema`], their parsing from serde.
+    type Params: DeserializeOwned + JsonSchema + Send;
+
+    /// Name, label, description, annotations and sensitivity. The `parameters` field is
+    /// replaced with the schema of [`Self::Params`].
+    fn describe(&self) -> ToolSpec;
+
+    /// Runs the tool. Must honour `ctx.cancellation()`.
+    fn run(
+        &self,
+        params: Self::Params,
+        ctx: ToolContext,
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
+
+    /// Hears a session lifecycle event (R4).
+    fn on_session(
+        &self,
+        _event: &SessionEvent,
+        _session: &SessionInfo,
+    ) -> impl Future<Output = Result<(), ToolError>> + Send {
+        async { Ok(()) }
+    }
+}
+
+#[async_trait::async_trait]
+impl<T: TypedTool> Tool for T {
+    fn spec(&self) -> ToolSpec {
+        self.describe()
+            .with_parameters(schema_for_params::<T::Params>())
+    }
+
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let params: T::Params = serde_json::from_value(args)
+            .map_err(|error| ToolError::new(format!("Invalid arguments: {error}")))?;
+        self.run(params, ctx).await
+    }
+
+    async fn on_session(
+        &self,
+        event: &SessionEvent,
+        session: &SessionInfo,
+    ) -> Result<(), ToolError> {
+        TypedTool::on_session(self, event, session).await
+    }
+}
+
+/// The JSON Schema of a parameters type, in the shape function-calling APIs accept: draft
+/// 2020-12, subschemas inlined where possible, no `$schema` or `title` at the root.
+pub fn schema_for_params<P: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.meta_schema = None;
+            settings.inline_subschemas = true;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<P>();
+    schema.remove("title");
+    let mut schema = schema.to_value();
+    // A struct without fields derives `{"type":"object"}`; providers want `properties` too.
+    if let Some(object) = schema.as_object_mut() {
+        object
+            .entry("properties")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    }
+    schema
+}

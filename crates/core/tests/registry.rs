@@ -1,0 +1,189 @@
+//! The registry's operations (R7, R8, R16) and the definition formats.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use support::*;
+use toolhost_core::{
+    DefinitionFormat, RegistryError, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    ToolSpec,
+};
+
+/// A tool whose schema is only known at run time, as MCP and JavaScript tools are.
+struct Dynamic {
+    name: String,
+    schema: Value,
+}
+
+#[toolhost_core::async_trait]
+impl Tool for Dynamic {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new(self.name.clone(), "A dynamic tool.").with_parameters(self.schema.clone())
+    }
+
+    async fn execute(&self, args: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(args.to_string()))
+    }
+}
+
+fn dynamic(name: &str) -> Dynamic {
+    Dynamic {
+        name: name.into(),
+        schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+    }
+}
+
+#[test]
+fn r7_register_get_has_all_names_and_unregister() {
+    let registry = ToolRegistry::new();
+    assert!(registry.is_empty());
+    registry.register(Echo).unwrap();
+    registry.register(dynamic("Dyn")).unwrap();
+    let errors = registry.register_all([Arc::new(Lines) as Arc<dyn Tool>, Arc::new(Failing)]);
+    assert!(errors.is_empty());
+
+    assert_eq!(registry.names(), vec!["Echo", "Dyn", "Lines", "Failing"]);
+    assert_eq!(registry.len(), 4);
+    assert!(registry.has("Dyn"));
+    assert!(!registry.has("dyn"));
+    assert_eq!(registry.get("Echo").unwrap().spec().label, "Echo text");
+    assert_eq!(registry.all().len(), 4);
+    assert_eq!(registry.spec("Lines").unwrap().name, "Lines");
+
+    assert!(registry.unregister("Dyn"));
+    assert!(!registry.unregister("Dyn"));
+    assert_eq!(registry.names(), vec!["Echo", "Lines", "Failing"]);
+}
+
+#[test]
+fn r8_a_name_that_exists_is_refused_and_the_first_tool_stays() {
+    let registry = ToolRegistry::new();
+    registry.register(Echo).unwrap();
+    let error = registry.register(dynamic("Echo")).unwrap_err();
+    assert!(matches!(&error, RegistryError::Duplicate(name) if name == "Echo"));
+    assert_eq!(
+        error.to_string(),
+        "a tool named 'Echo' is already registered"
+    );
+    assert_eq!(
+        registry.get("Echo").unwrap().spec().description,
+        "Echoes text."
+    );
+
+    let refused = registry.register_all([
+        Arc::new(dynamic("Echo")) as Arc<dyn Tool>,
+        Arc::new(dynamic("Fresh")),
+    ]);
+    assert_eq!(refused.len(), 1);
+    assert_eq!(registry.names(), vec!["Echo", "Fresh"]);
+}
+
+#[test]
+fn names_that_providers_reject_are_refused_with_the_reason() {
+    let registry = ToolRegistry::new();
+    for (name, reason) in [
+        ("", "it is empty"),
+        ("has space", "it contains a character other than"),
+        ("dot.ted", "it contains a character other than"),
+        (&"x".repeat(65), "it is longer than 64 characters"),
+    ] {
+        let error = registry.register(dynamic(name)).unwrap_err().to_string();
+        assert!(error.contains(reason), "{name:?}: {error}");
+    }
+    registry.register(dynamic(&"x".repeat(64))).unwrap();
+    registry.register(dynamic("mcp__server-1__tool_2")).unwrap();
+}
+
+#[test]
+fn a_schema_that_does_not_compile_is_refused_at_registration() {
+    let registry = ToolRegistry::new();
+    let bad = Dynamic {
+        name: "Bad".into(),
+        schema: json!({"type": "object", "properties": {"n": {"type": "integr"}}}),
+    };
+    let error = registry.register(bad).unwrap_err().to_string();
+    assert!(
+        error.starts_with("tool 'Bad' has an invalid parameters schema:"),
+        "{error}"
+    );
+    let not_object = Dynamic {
+        name: "Bad".into(),
+        schema: json!(true),
+    };
+    let error = registry.register(not_object).unwrap_err().to_string();
+    assert!(error.contains("must be a JSON object"), "{error}");
+    assert!(registry.is_empty());
+}
+
+#[tokio::test]
+async fn dynamic_tools_get_the_same_coercion_and_validation() {
+    let registry = ToolRegistry::new();
+    registry.register(dynamic("Dyn")).unwrap();
+    let result = registry.execute("c", "Dyn", json!({"n": "12"})).await;
+    assert_eq!(result.text(), r#"{"n":12}"#);
+    let result = registry.execute("c", "Dyn", json!({"n": "twelve"})).await;
+    assert!(result.is_error);
+    assert!(
+        result
+            .text()
+            .contains("'n': \"twelve\" is not of type \"integer\""),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
+async fn r16_filtered_registries_keep_only_the_allowed_tools_in_registry_order() {
+    let registry = ToolRegistry::new();
+    registry.register(Echo).unwrap();
+    registry.register(Lines).unwrap();
+    registry.register(Failing).unwrap();
+    let filtered = registry.filtered(["Failing", "Echo", "NotThere"]);
+    assert_eq!(filtered.names(), vec!["Echo", "Failing"]);
+    let refused = filtered.execute("c", "Lines", json!({"lines": 1})).await;
+    assert!(refused.is_error);
+    assert!(refused.text().contains("Unknown tool 'Lines'"));
+    assert_eq!(
+        filtered
+            .execute("c", "Echo", json!({"text": "ok"}))
+            .await
+            .text(),
+        "ok"
+    );
+    // The original is untouched.
+    assert_eq!(registry.len(), 3);
+
+    let read_only = registry.filter(|spec| spec.annotations.read_only);
+    assert_eq!(read_only.names(), vec!["Echo"]);
+}
+
+#[tokio::test]
+async fn changes_are_announced_to_subscribers() {
+    let registry = ToolRegistry::new();
+    let mut changes = registry.subscribe_changes();
+    registry.register(Echo).unwrap();
+    assert!(changes.has_changed().unwrap());
+    changes.mark_unchanged();
+    assert!(!registry.unregister("Nope"));
+    assert!(!changes.has_changed().unwrap());
+    assert!(registry.unregister("Echo"));
+    assert!(changes.has_changed().unwrap());
+}
+
+#[test]
+fn definitions_in_openai_anthropic_and_mcp_shapes() {
+    let registry = ToolRegistry::new();
+    registry.register(Echo).unwrap();
+    registry.register(dynamic("Dyn")).unwrap();
+    insta::assert_json_snapshot!("openai", registry.definitions());
+    insta::assert_json_snapshot!(
+        "anthropic",
+        registry.definitions_as(DefinitionFormat::Anthropic)
+    );
+    insta::assert_json_snapshot!("mcp", registry.definitions_as(DefinitionFormat::Mcp));
+}
