@@ -1,0 +1,35 @@
+//! Running processes safely for toolhost.
+//!
+//! Three pieces, used by every tool that starts a subprocess (the Bash tool, a custom tool's
+//! `exec`, a stdio MCP server):
+//!
+//! - [`ProcessSpec`], the one process helper: its own process group, a clean environment,
+//!   a null stdin, a timeout and a cancellation token that stop the whole process tree
+//!   (SIGTERM, then SIGKILL after [`KILL_GRACE_PERIOD`]), output streamed to a callback as it
+//!   arrives and captured head + tail within a cap, optionally written whole to a file.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use toolhost_exec::ProcessSpec;
+//!
+//! # async fn example() -> Result<(), toolhost_exec::ProcessError> {
+//! let outcome = ProcessSpec::bash("cargo test 2>&1")
+//!     .working_dir("/work/project")
+//!     .timeout(Duration::from_secs(120))
+//!     .full_output_file("/tmp/session/bash-1.log")
+//!     .on_output(|chunk| eprint!("{}", String::from_utf8_lossy(&chunk.bytes)))
+//!     .run()
+//!     .await?;
+//! println!("exit {:?}: {}", outcome.exit_code, outcome.combined.text);
+//! # Ok(())
+//! # }
+//! ```
+
+mod process;
+
+pub use process::{
+    CapturedOutput, DEFAULT_OUTPUT_CAP_BYTES, DEFAULT_TIMEOUT, FIXED_VARIABLES,
+    INHERITED_VARIABLES, KILL_GRACE_PERIOD, LeftoverProcesses, OUTPUT_DRAIN_TIMEOUT,
+    OutputCallback, OutputChunk, OutputStream, ProcessError, ProcessOutcome, ProcessSpec,
+    Termination,
+};
