@@ -25,6 +25,7 @@
 //! # }
 //! ```
 
+mod policy;
 mod process;
 
 pub use process::{
@@ -32,4 +33,9 @@ pub use process::{
     INHERITED_VARIABLES, KILL_GRACE_PERIOD, LeftoverProcesses, OUTPUT_DRAIN_TIMEOUT,
     OutputCallback, OutputChunk, OutputStream, ProcessError, ProcessOutcome, ProcessSpec,
     Termination,
+};
+
+pub use policy::{
+    CommandAnalysis, CommandPolicy, DenyRule, MAX_NESTING_DEPTH, OutsidePath, Redirect,
+    RedirectDirection, RiskKind, RiskWarning, SimpleCommand, Verdict, Word, command_matches_prefix,
 };
