@@ -24,18 +24,40 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! - [`CommandPolicy`], the command policy: a command line parsed with tree-sitter-bash into
+//!   every [`SimpleCommand`] it runs (nested ones too), a [`Verdict`] from the deny list, the
+//!   [`RiskWarning`]s, and the paths that lead outside the workspace. Permission rules such as
+//!   `Bash(git status:*)` are matched per simple command ([`SimpleCommand::matches_prefix`]).
+//!
+//! ```
+//! use toolhost_exec::{CommandPolicy, DenyRule, Verdict};
+//!
+//! let policy = CommandPolicy::new("/work/project");
+//! let analysis = policy.analyze("echo ok && bash -c 'rm -rf ~'");
+//! assert!(matches!(analysis.verdict, Verdict::Denied { rule: DenyRule::RecursiveDeleteOfRoot, .. }));
+//! assert!(!policy.analyze("echo 'rm -rf /'").is_denied());
+//! ```
+//!
+//! - [`SandboxPolicy`], the OS sandbox: Landlock rules built in the parent and applied in the
+//!   child before `exec`, so a sandboxed run reads everywhere but writes only to its writable
+//!   roots. [`ProcessOutcome::sandbox`] says whether the kernel enforced it.
 
 mod policy;
 mod process;
+mod sandbox;
 
 pub use process::{
     CapturedOutput, DEFAULT_OUTPUT_CAP_BYTES, DEFAULT_TIMEOUT, FIXED_VARIABLES,
     INHERITED_VARIABLES, KILL_GRACE_PERIOD, LeftoverProcesses, OUTPUT_DRAIN_TIMEOUT,
-    OutputCallback, OutputChunk, OutputStream, ProcessError, ProcessOutcome, ProcessSpec,
-    Termination,
+    OutputCallback, OutputChunk, OutputStream, PreparedCommand, ProcessError, ProcessOutcome,
+    ProcessSpec, Termination,
 };
 
 pub use policy::{
     CommandAnalysis, CommandPolicy, DenyRule, MAX_NESTING_DEPTH, OutsidePath, Redirect,
     RedirectDirection, RiskKind, RiskWarning, SimpleCommand, Verdict, Word, command_matches_prefix,
+};
+pub use sandbox::{
+    NetworkAccess, SandboxError, SandboxPolicy, SandboxStatus, WRITABLE_DEVICES, sandbox_support,
 };

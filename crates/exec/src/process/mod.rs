@@ -20,6 +20,7 @@ pub use environment::{FIXED_VARIABLES, INHERITED_VARIABLES};
 pub use group::KILL_GRACE_PERIOD;
 pub use output::{OutputCallback, OutputChunk, OutputStream};
 
+use crate::sandbox::{self, SandboxError, SandboxPolicy, SandboxStatus};
 use group::ProcessGroup;
 use output::{OutputSinks, collect_output};
 
@@ -56,6 +57,9 @@ pub enum ProcessError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The OS sandbox could not be set up.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
     /// Waiting for the process failed.
     #[error("lost track of `{program}` while waiting for it: {source}")]
     Wait {
@@ -106,6 +110,17 @@ pub struct ProcessOutcome {
     pub combined: CapturedOutput,
     /// The file holding the whole combined output, when one was asked for and written.
     pub full_output_path: Option<PathBuf>,
+    /// Whether the OS sandbox was enforced for this run.
+    pub sandbox: SandboxStatus,
+}
+
+/// A configured command from [`ProcessSpec::to_command`], and whether its sandbox is enforced.
+#[derive(Debug)]
+pub struct PreparedCommand {
+    /// The command, ready to spawn.
+    pub command: tokio::process::Command,
+    /// Whether the OS sandbox will be enforced in the child.
+    pub sandbox: SandboxStatus,
 }
 
 impl ProcessOutcome {
@@ -132,6 +147,7 @@ pub struct ProcessSpec {
     on_output: Option<OutputCallback>,
     kill_grace: Duration,
     leftovers: LeftoverProcesses,
+    sandbox: SandboxPolicy,
 }
 
 impl std::fmt::Debug for ProcessSpec {
@@ -143,6 +159,7 @@ impl std::fmt::Debug for ProcessSpec {
             .field("working_dir", &self.working_dir)
             .field("timeout", &self.timeout)
             .field("output_cap", &self.output_cap)
+            .field("sandbox", &self.sandbox)
             .finish_non_exhaustive()
     }
 }
@@ -163,6 +180,7 @@ impl ProcessSpec {
             on_output: None,
             kill_grace: KILL_GRACE_PERIOD,
             leftovers: LeftoverProcesses::default(),
+            sandbox: SandboxPolicy::Off,
         }
     }
 
@@ -248,6 +266,13 @@ impl ProcessSpec {
         self
     }
 
+    /// Runs the process inside the OS sandbox (default [`SandboxPolicy::Off`]). When the
+    /// kernel cannot sandbox, the run goes ahead and [`ProcessOutcome::sandbox`] says so.
+    pub fn sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.sandbox = policy;
+        self
+    }
+
     /// The program as text, for messages.
     fn program_name(&self) -> String {
         self.program.to_string_lossy().into_owned()
@@ -257,7 +282,7 @@ impl ProcessSpec {
     /// killed when dropped) for callers that drive the child themselves, such as a stdio MCP
     /// server: they set stdout/stdin pipes and keep the child. Timeout, cancellation and
     /// output capture are then theirs to handle.
-    pub fn to_command(&self) -> Result<tokio::process::Command, ProcessError> {
+    pub fn to_command(&self) -> Result<PreparedCommand, ProcessError> {
         let mut command = std::process::Command::new(&self.program);
         command.args(&self.args);
         if let Some(folder) = &self.working_dir {
@@ -275,14 +300,18 @@ impl ProcessSpec {
         ));
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         command.stdin(Stdio::null());
+        let sandbox = sandbox::install(&self.sandbox, &mut command)?;
         let mut command = tokio::process::Command::from(command);
         command.kill_on_drop(true);
-        Ok(command)
+        Ok(PreparedCommand { command, sandbox })
     }
 
     /// Runs the process to the end, the timeout or cancellation, whichever comes first.
     pub async fn run(self) -> Result<ProcessOutcome, ProcessError> {
-        let mut command = self.to_command()?;
+        let PreparedCommand {
+            mut command,
+            sandbox,
+        } = self.to_command()?;
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
         let full_output = match &self.full_output_path {
             Some(path) => {
@@ -363,6 +392,7 @@ impl ProcessSpec {
             stderr: collected.stderr,
             combined: collected.combined,
             full_output_path: collected.full_output_path,
+            sandbox,
         })
     }
 }
