@@ -105,6 +105,12 @@ const DENIED: &[(&str, DenyRule)] = &[
     ("echo / | xargs rm -rf /", DenyRule::RecursiveDeleteOfRoot),
     ("find / -delete", DenyRule::RecursiveDeleteOfRoot),
     ("find . -exec rm -rf / \\;", DenyRule::RecursiveDeleteOfRoot),
+    ("find / -exec rm -rf {} +", DenyRule::RecursiveDeleteOfRoot),
+    (
+        "find ~ -type f -exec rm {} \\;",
+        DenyRule::RecursiveDeleteOfRoot,
+    ),
+    ("watch -n 1 rm -rf /", DenyRule::RecursiveDeleteOfRoot),
     (
         "if true; then rm -rf /; fi",
         DenyRule::RecursiveDeleteOfRoot,
@@ -300,6 +306,9 @@ const HARMLESS: &[&str] = &[
     "echo hello | tr a-z A-Z",
     "# just a comment",
     "jq '.name' package.json",
+    "find . -name '*.o' -delete",
+    "find target -name '*.tmp' -exec rm {} +",
+    "cat <<'EOF'\n$(rm -rf /)\nEOF",
 ];
 
 #[test]

@@ -214,11 +214,16 @@ fn check_find(arguments: &[Word], home: Option<&Path>, findings: &mut Vec<Findin
         .iter()
         .take_while(|word| !word.text().starts_with('-') && !matches!(word.text(), "(" | "!"))
         .collect();
-    let deletes = arguments.iter().any(|word| word.text() == "-delete");
+    // `-delete`, or `-exec rm …` on every file found, deletes all below the start.
+    let deletes = arguments.windows(2).any(|pair| {
+        pair[0].text() == "-delete"
+            || (matches!(pair[0].text(), "-exec" | "-execdir")
+                && pair[1].as_static().map(program_name) == Some("rm"))
+    }) || arguments.last().map(Word::text) == Some("-delete");
     if deletes && let Some(what) = starts.iter().find_map(|start| critical_target(start, home)) {
         findings.push(Finding::Deny(
             DenyRule::RecursiveDeleteOfRoot,
-            format!("`find … -delete` would delete {what}"),
+            format!("`find` with `-delete` or `-exec rm` would delete {what}"),
         ));
     }
     let mut rest = arguments;

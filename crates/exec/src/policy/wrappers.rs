@@ -32,6 +32,8 @@ const WRAPPERS: &[(&str, &[&str])] = &[
     ("busybox", &[]),
     ("chrt", &[]),
     ("taskset", &[]),
+    // `watch` hands its arguments to `sh -c`.
+    ("watch", &["-n", "--interval"]),
 ];
 
 /// Programs that run the rest as root.
