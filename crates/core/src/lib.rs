@@ -73,6 +73,7 @@ mod error;
 mod pipeline;
 mod registry;
 mod session;
+mod subject;
 mod tool;
 
 pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate};
@@ -86,6 +87,7 @@ pub use pipeline::result_handler::ResultHandler;
 pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_tail};
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
 pub use session::{SessionEvent, SessionListenerFailure};
+pub use subject::{PermissionSubject, ShellSubject};
 pub use tool::{Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params};
 
 /// Re-exported so that tool authors use the same versions as the registry.
