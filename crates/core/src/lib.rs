@@ -90,6 +90,11 @@ pub use session::{SessionEvent, SessionListenerFailure};
 pub use subject::{PermissionSubject, ShellSubject};
 pub use tool::{Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params};
 
+/// The README's examples compile and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
+
 /// Re-exported so that tool authors use the same versions as the registry.
 pub use async_trait::async_trait;
 pub use tokio_util::sync::CancellationToken;
