@@ -15,7 +15,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
 //! let registry = ToolRegistry::new();
-//! registry.register_all(filesystem_tools(workspace)).unwrap();
+//! assert!(registry.register_all(filesystem_tools(workspace)).is_empty());
 //! assert_eq!(registry.names(), ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]);
 //! ```
 
