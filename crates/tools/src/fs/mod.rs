@@ -5,12 +5,13 @@
 mod atomic_write;
 mod edit;
 mod edit_match;
-
+mod glob;
+mod grep;
 mod line_seek;
 mod list_dir;
 mod read;
 mod text;
-
+mod walk;
 mod write;
 
 use std::sync::Arc;
@@ -21,7 +22,10 @@ use crate::workspace::{Workspace, WorkspaceError};
 
 pub use atomic_write::{WriteOutcome, atomic_write};
 pub use edit::{Edit, EditLimits, EditParams, MAX_EDIT_FILE_BYTES, MAX_NORMALIZED_MATCH_BYTES};
-
+pub use glob::{Glob, GlobLimits, GlobParams, MAX_GLOB_RESULTS};
+pub use grep::{
+    Grep, GrepLimits, GrepOutputMode, GrepParams, MAX_GREP_LINE_CHARS, MAX_GREP_OUTPUT_LINES,
+};
 pub use list_dir::{ListDir, ListDirLimits, ListDirParams, MAX_LIST_DIR_ENTRIES};
 pub use read::{
     DEFAULT_READ_LINE_LIMIT, MAX_IMAGE_BYTES, MAX_READ_LINE_CHARS, MAX_READ_OUTPUT_BYTES,
@@ -36,7 +40,9 @@ pub fn filesystem_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
         Arc::new(Read::new(workspace.clone())),
         Arc::new(Write::new(workspace.clone())),
         Arc::new(Edit::new(workspace.clone())),
-        Arc::new(ListDir::new(workspace)),
+        Arc::new(ListDir::new(workspace.clone())),
+        Arc::new(Glob::new(workspace.clone())),
+        Arc::new(Grep::new(workspace)),
     ]
 }
 
