@@ -18,13 +18,15 @@
 //! `fs::atomic_write`). A tool cannot reach a file API with an unchecked path: the only way to
 //! get a [`ResolvedPath`] is [`Workspace::resolve`].
 
+mod error;
+mod resolved;
+
 use std::ffi::OsString;
-use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{Mode, OFlags};
+pub use error::WorkspaceError;
+pub use resolved::ResolvedPath;
 
 /// How many symlinks one resolution may follow before it is refused as a loop (Linux's limit).
 pub const MAX_SYMLINK_FOLLOWS: usize = 40;
@@ -52,101 +54,6 @@ pub enum RootAccess {
 struct Root {
     path: PathBuf,
     access: RootAccess,
-}
-
-/// Why a path was refused. Each message names the path, says why, and says what to do instead.
-#[derive(Debug, thiserror::Error)]
-pub enum WorkspaceError {
-    /// The path was empty.
-    #[error("the path is empty: give a file or folder path relative to the workspace root {root}")]
-    EmptyPath {
-        /// The workspace root.
-        root: PathBuf,
-    },
-    /// The path contains a NUL byte, which no file name can hold.
-    #[error("the path {path:?} contains a NUL character, which no file name can hold")]
-    NulByte {
-        /// The path as given.
-        path: String,
-    },
-    /// `~` was used but there is no home folder to expand it to.
-    #[error(
-        "the path '{path}' starts with '~' but no home folder is known: give a path relative to the workspace root {root}"
-    )]
-    NoHome {
-        /// The path as given.
-        path: String,
-        /// The workspace root.
-        root: PathBuf,
-    },
-    /// The resolved path lies outside every root.
-    #[error(
-        "the path '{path}' is outside the workspace{via}: it resolves to {resolved}, and tools may only use paths under {roots}. Use a path inside the workspace, such as a path relative to {root}"
-    )]
-    OutsideWorkspace {
-        /// The path as given.
-        path: String,
-        /// Where it resolves to.
-        resolved: PathBuf,
-        /// " (through the symlink …)" when a symlink led outside, else empty.
-        via: String,
-        /// The allowed roots, listed.
-        roots: String,
-        /// The main root.
-        root: PathBuf,
-    },
-    /// A write to a root that is read-only.
-    #[error(
-        "the path '{path}' is in {root}, which tools may read but not change. Write inside the workspace root {workspace} instead"
-    )]
-    ReadOnlyRoot {
-        /// The path as given.
-        path: String,
-        /// The read-only root it lies in.
-        root: PathBuf,
-        /// The main root.
-        workspace: PathBuf,
-    },
-    /// Resolving followed too many symlinks.
-    #[error(
-        "the path '{path}' goes through more than {MAX_SYMLINK_FOLLOWS} symlinks (a symlink loop?): use the real path of the file"
-    )]
-    SymlinkLoop {
-        /// The path as given.
-        path: String,
-    },
-    /// After opening, the handle was somewhere else than the checked path: it changed between
-    /// the check and the use (a symlink swapped in).
-    #[error(
-        "the path '{path}' changed while it was being opened (it now leads to {actual}, outside the workspace); nothing was read or written. Check the path with ListDir and try again"
-    )]
-    ChangedDuringUse {
-        /// The path as resolved.
-        path: String,
-        /// Where the open handle really was.
-        actual: PathBuf,
-    },
-    /// The operating system refused or failed.
-    #[error("cannot {action} '{path}': {source}")]
-    Io {
-        /// What was being done ("read", "open the folder of", ...).
-        action: &'static str,
-        /// The path as shown to the model.
-        path: String,
-        /// The underlying error.
-        source: io::Error,
-    },
-}
-
-impl WorkspaceError {
-    /// An I/O error on a resolved path.
-    pub fn io(action: &'static str, path: &ResolvedPath, source: io::Error) -> Self {
-        Self::Io {
-            action,
-            path: path.display().to_owned(),
-            source,
-        }
-    }
 }
 
 /// Builds a [`Workspace`]: the root, extra roots and whether paths outside are refused.
@@ -288,12 +195,12 @@ impl Workspace {
         let exists = missing.is_empty();
         resolved.extend(missing);
         let root = self.check(given, &resolved, via.as_deref(), access)?;
-        Ok(ResolvedPath {
-            display: display_path(&resolved, &self.root),
-            path: resolved,
-            root: root.map(|root| root.path.clone()),
+        Ok(ResolvedPath::new(
+            display_path(&resolved, &self.root),
+            resolved,
+            root.map(|root| root.path.clone()),
             exists,
-        })
+        ))
     }
 
     /// The path as an absolute path, `~` expanded, before any symlink is looked at.
@@ -426,143 +333,5 @@ fn display_path(path: &Path, root: &Path) -> String {
         Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
         Ok(relative) => relative.display().to_string(),
         Err(_) => path.display().to_string(),
-    }
-}
-
-/// A path that [`Workspace::resolve`] checked: physical, absolute, inside an allowed root (when
-/// restricted) and allowed for the access it was resolved for.
-///
-/// Open it only through its methods: they check the open handle again, so a symlink swapped in
-/// after the check is caught.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResolvedPath {
-    path: PathBuf,
-    display: String,
-    /// The root it was checked against; `None` when unrestricted and outside every root.
-    root: Option<PathBuf>,
-    exists: bool,
-}
-
-impl ResolvedPath {
-    /// The physical, absolute path.
-    pub fn as_path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The path as shown to the model: relative to the workspace root when inside it.
-    pub fn display(&self) -> &str {
-        &self.display
-    }
-
-    /// Whether the path existed when it was resolved.
-    pub fn existed(&self) -> bool {
-        self.exists
-    }
-
-    /// Opens the file for reading, refusing a symlink swapped in since the check.
-    pub fn open_file(&self) -> Result<File, WorkspaceError> {
-        let fd = rustix::fs::open(
-            &self.path,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|errno| self.open_error(errno))?;
-        self.verify_handle(&fd)?;
-        Ok(File::from(fd))
-    }
-
-    /// Opens the folder, refusing a symlink swapped in since the check.
-    pub fn open_dir(&self) -> Result<OwnedFd, WorkspaceError> {
-        let fd = rustix::fs::open(
-            &self.path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|errno| self.open_error(errno))?;
-        self.verify_handle(&fd)?;
-        Ok(fd)
-    }
-
-    /// The parent folder, opened and verified, with the file name inside it; missing folders
-    /// on the way are created (inside the verified parent, one at a time). The handle is what
-    /// writes go through: the name is only ever looked up relative to it.
-    pub fn open_parent_for_write(&self) -> Result<(OwnedFd, OsString), WorkspaceError> {
-        let name = self
-            .path
-            .file_name()
-            .ok_or_else(|| {
-                WorkspaceError::io(
-                    "write",
-                    self,
-                    io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"),
-                )
-            })?
-            .to_owned();
-        let parent = self.path.parent().unwrap_or(Path::new("/"));
-        // Find the deepest existing ancestor, then create the rest below its verified handle.
-        let mut existing = parent.to_path_buf();
-        let mut to_create: Vec<OsString> = Vec::new();
-        while std::fs::symlink_metadata(&existing).is_err() {
-            let Some(name) = existing.file_name() else {
-                break;
-            };
-            to_create.push(name.to_owned());
-            existing.pop();
-        }
-        let mut dir = rustix::fs::open(
-            &existing,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|errno| self.open_error(errno))?;
-        self.verify_handle(&dir)?;
-        for component in to_create.iter().rev() {
-            match rustix::fs::mkdirat(&dir, component.as_os_str(), Mode::from_raw_mode(0o777)) {
-                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                Err(errno) => {
-                    return Err(WorkspaceError::io(
-                        "create the folders of",
-                        self,
-                        errno.into(),
-                    ));
-                }
-            }
-            dir = rustix::fs::openat(
-                &dir,
-                component.as_os_str(),
-                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                Mode::empty(),
-            )
-            .map_err(|errno| self.open_error(errno))?;
-        }
-        Ok((dir, name))
-    }
-
-    fn open_error(&self, errno: rustix::io::Errno) -> WorkspaceError {
-        if errno == rustix::io::Errno::LOOP || errno == rustix::io::Errno::NOTDIR {
-            // O_NOFOLLOW met a symlink where the check saw none: it was swapped in.
-            return WorkspaceError::ChangedDuringUse {
-                path: self.display.clone(),
-                actual: self.path.clone(),
-            };
-        }
-        WorkspaceError::io("open", self, errno.into())
-    }
-
-    /// Checks where an open handle really is; it must still be inside the checked root.
-    fn verify_handle(&self, fd: &impl AsFd) -> Result<(), WorkspaceError> {
-        let Some(root) = &self.root else {
-            return Ok(());
-        };
-        let link = format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd());
-        match std::fs::read_link(&link) {
-            Ok(actual) if actual.starts_with(root) => Ok(()),
-            Ok(actual) => Err(WorkspaceError::ChangedDuringUse {
-                path: self.display.clone(),
-                actual,
-            }),
-            // Without /proc the check on the name stands alone.
-            Err(_) => Ok(()),
-        }
     }
 }
