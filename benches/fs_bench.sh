@@ -126,8 +126,8 @@ measure grep_files "" "$(call Grep '{"pattern":"needle_[0-9]+ marks"}')"
 measure rg_files "" "cd $TREE && rg -l 'needle_[0-9]+ marks'"
 measure grep_content "" "$(call Grep '{"pattern":"needle_[0-9]+ marks","output_mode":"content"}')"
 measure rg_content "" "cd $TREE && rg -n 'needle_[0-9]+ marks'"
-measure grep_common "" "$(call Grep '{"pattern":"handler\\s+request","output_mode":"count"}')"
-measure rg_common "" "cd $TREE && rg -c 'handler\\s+request'"
+measure grep_common "" "$(call Grep '{"pattern":"handler\\s+request","output_mode":"count","include":"*.rs"}')"
+measure rg_common "" "cd $TREE && rg -c -g '*.rs' 'handler\\s+request'"
 measure glob_ext "" "$(call Glob '{"pattern":"*.rs"}')"
 measure fd_ext "" "cd $TREE && $FD -t f -g '*.rs'"
 measure glob_path "" "$(call Glob '{"pattern":"pkg0*/**/file00*.ts"}')"
@@ -156,7 +156,7 @@ times = {name: float(value) for name, value in times.items()}
 rows = [
     ("Grep files_with_matches (rare)", "grep_files", "rg -l", "rg_files", 1.25),
     ("Grep content (rare)", "grep_content", "rg -n", "rg_content", 1.25),
-    ("Grep count (common)", "grep_common", "rg -c", "rg_common", 1.25),
+    ("Grep count, include *.rs (common)", "grep_common", "rg -c -g", "rg_common", 1.25),
     ("Glob *.rs", "glob_ext", "fd -g '*.rs'", "fd_ext", 1.25),
     ("Glob pkg0*/**/file00*.ts", "glob_path", "fd -p -g", "fd_path", 1.25),
     ("Read 2000 lines @ middle of 1 GB", "read_window", "tail | head", "tail_head", 0.70),
