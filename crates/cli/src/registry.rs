@@ -1,16 +1,26 @@
 //! Assembles the registry the CLI serves from the workspace and the configuration.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use anyhow::Context as _;
 use toolhost_core::ToolRegistry;
+use toolhost_tools::{Workspace, filesystem_tools};
 
 use crate::config::Config;
 
 /// The registry for this workspace: every built-in tool, with the configured limits.
-pub fn build_registry(_workspace: &Path, config: &Config) -> anyhow::Result<ToolRegistry> {
+pub fn build_registry(workspace: &Path, config: &Config) -> anyhow::Result<ToolRegistry> {
     let mut builder = ToolRegistry::builder();
     if let Some(max_chars) = config.limits.max_result_chars {
         builder = builder.max_chars(max_chars);
     }
-    Ok(builder.build())
+    let registry = builder.build();
+    let workspace = Workspace::new(workspace)
+        .with_context(|| format!("cannot use {} as the workspace", workspace.display()))?;
+    let refused = registry.register_all(filesystem_tools(Arc::new(workspace)));
+    if let Some(error) = refused.into_iter().next() {
+        return Err(error.into());
+    }
+    Ok(registry)
 }
