@@ -73,6 +73,7 @@ mod error;
 mod pipeline;
 mod registry;
 mod session;
+mod subject;
 mod tool;
 
 pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate};
@@ -86,7 +87,13 @@ pub use pipeline::result_handler::ResultHandler;
 pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_tail};
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
 pub use session::{SessionEvent, SessionListenerFailure};
+pub use subject::{PermissionSubject, ShellSubject};
 pub use tool::{Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params};
+
+/// The README's examples compile and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
 
 /// Re-exported so that tool authors use the same versions as the registry.
 pub use async_trait::async_trait;

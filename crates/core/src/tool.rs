@@ -12,6 +12,7 @@ use crate::content::ToolOutput;
 use crate::context::{SessionInfo, ToolContext};
 use crate::error::ToolError;
 use crate::session::SessionEvent;
+use crate::subject::PermissionSubject;
 
 /// Hints about a tool's behaviour, as MCP defines them; permissions and plan mode read them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,6 +125,12 @@ pub trait Tool: Send + Sync + 'static {
     /// `spec().parameters`. Must honour `ctx.cancellation()`.
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 
+    /// What `Tool(specifier)` permission rules match this call against; called with the
+    /// coerced, validated arguments before authorisation.
+    fn permission_subject(&self, _args: &Value) -> PermissionSubject {
+        PermissionSubject::None
+    }
+
     /// Hears a session lifecycle event (R4). Errors are logged and never stop the session.
     async fn on_session(
         &self,
@@ -149,6 +156,12 @@ pub trait TypedTool: Send + Sync + 'static {
         params: Self::Params,
         ctx: ToolContext,
     ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
+
+    /// What `Tool(specifier)` permission rules match this call against (see
+    /// [`Tool::permission_subject`]).
+    fn permission_subject(&self, _args: &Value) -> PermissionSubject {
+        PermissionSubject::None
+    }
 
     /// Hears a session lifecycle event (R4).
     fn on_session(

@@ -440,3 +440,64 @@ async fn r4_session_events_reach_every_listener_and_failures_are_reported_not_fa
     assert_eq!(*first.lock().unwrap(), vec!["start@s1", "shutdown@s1"]);
     assert_eq!(*second.lock().unwrap(), vec!["start@s1", "shutdown@s1"]);
 }
+
+/// A tool that tells the permission step which path it touches.
+struct Touch;
+
+#[toolhost_core::async_trait]
+impl toolhost_core::Tool for Touch {
+    fn spec(&self) -> toolhost_core::ToolSpec {
+        toolhost_core::ToolSpec::new("Touch", "Touches a file.").with_parameters(json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"]
+        }))
+    }
+
+    async fn execute(
+        &self,
+        args: serde_json::Value,
+        _ctx: toolhost_core::ToolContext,
+    ) -> Result<ToolOutput, toolhost_core::ToolError> {
+        Ok(ToolOutput::text(format!("touched {}", args["path"])))
+    }
+
+    fn permission_subject(&self, args: &serde_json::Value) -> toolhost_core::PermissionSubject {
+        toolhost_core::PermissionSubject::Paths(vec![args["path"].as_str().unwrap_or("").into()])
+    }
+}
+
+struct DenySecrets;
+
+#[toolhost_core::async_trait]
+impl Authorizer for DenySecrets {
+    async fn authorize(&self, request: CallRequest<'_>) -> Authorization {
+        match request.subject {
+            toolhost_core::PermissionSubject::Paths(paths)
+                if paths.iter().any(|p| p.starts_with("secret/")) =>
+            {
+                Authorization::Deny {
+                    reason: format!("{} may not touch secret/", request.spec.name),
+                }
+            }
+            _ => Authorization::Allow,
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_authorizer_matches_on_the_subject_the_tool_reports() {
+    let registry = ToolRegistry::builder()
+        .authorizer(Arc::new(DenySecrets))
+        .build();
+    registry.register(Touch).unwrap();
+    let refused = registry
+        .execute("c", "Touch", json!({"path": "secret/key"}))
+        .await;
+    assert!(refused.is_error);
+    assert!(refused.text().starts_with("Touch may not touch secret/"));
+    let allowed = registry
+        .execute("c", "Touch", json!({"path": "src/lib.rs"}))
+        .await;
+    assert_eq!(allowed.text(), "touched \"src/lib.rs\"");
+}

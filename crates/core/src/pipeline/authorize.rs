@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::context::SessionInfo;
+use crate::subject::PermissionSubject;
 use crate::tool::ToolSpec;
 
 /// A call about to run, as the authorisation step sees it.
@@ -16,6 +17,8 @@ pub struct CallRequest<'a> {
     pub args: &'a Value,
     /// The session the call belongs to.
     pub session: &'a SessionInfo,
+    /// What the tool says `Tool(specifier)` rules should match.
+    pub subject: &'a PermissionSubject,
 }
 
 /// The decision on one call.
@@ -37,6 +40,12 @@ pub trait Authorizer: Send + Sync {
     /// Decides on one call. May wait for a person; the pipeline cancels the wait when the call
     /// is cancelled.
     async fn authorize(&self, request: CallRequest<'_>) -> Authorization;
+
+    /// Whether [`CallRequest::subject`] is needed; when `false` the pipeline skips working it
+    /// out and passes [`PermissionSubject::None`].
+    fn wants_subject(&self) -> bool {
+        true
+    }
 }
 
 /// Allows every call: the registry's default until a permission policy is installed.
@@ -47,5 +56,9 @@ pub struct AllowAll;
 impl Authorizer for AllowAll {
     async fn authorize(&self, _request: CallRequest<'_>) -> Authorization {
         Authorization::Allow
+    }
+
+    fn wants_subject(&self) -> bool {
+        false
     }
 }

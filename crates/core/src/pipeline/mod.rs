@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::content::{ToolCallResult, ToolOutput};
 use crate::context::{CallOptions, ToolContext};
 use crate::registry::RegisteredTool;
+use crate::subject::PermissionSubject;
 use authorize::{Authorization, Authorizer, CallRequest};
 use result_handler::ResultHandler;
 
@@ -76,11 +77,18 @@ impl Pipeline {
     ) -> ToolOutput {
         let cancel = options.cancel.clone();
         let session = Arc::clone(&options.session);
+        // Working out the subject may mean parsing a shell command: only when it is looked at.
+        let subject = if self.authorizer.wants_subject() {
+            entry.tool.permission_subject(&args)
+        } else {
+            PermissionSubject::None
+        };
         let request = CallRequest {
             call_id,
             spec: &entry.spec,
             args: &args,
             session: &session,
+            subject: &subject,
         };
         let decision = tokio::select! {
             biased;
@@ -119,6 +127,7 @@ impl Pipeline {
             spec: &entry.spec,
             args: &args,
             session: &session,
+            subject: &subject,
         };
         for handler in &self.result_handlers {
             handler.handle(request, &mut output).await;

@@ -1,0 +1,114 @@
+//! The `toolhost` binary as a user runs it: flags, exit codes and messages.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn toolhost(workspace: &std::path::Path) -> Command {
+    let mut command = Command::cargo_bin("toolhost").unwrap();
+    command.arg("--workspace").arg(workspace);
+    command
+}
+
+#[test]
+fn help_lists_the_commands() {
+    Command::cargo_bin("toolhost")
+        .unwrap()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("tools").and(predicate::str::contains("call")));
+}
+
+#[test]
+fn an_unknown_tool_is_an_error_result_with_exit_status_1() {
+    let dir = tempfile::tempdir().unwrap();
+    toolhost(dir.path())
+        .args(["call", "NoSuchTool", "{}"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("Unknown tool 'NoSuchTool'."))
+        .stderr(predicate::str::contains(
+            "[Analyze the error above and try a different approach.]",
+        ));
+}
+
+#[test]
+fn json_output_carries_the_whole_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = toolhost(dir.path())
+        .args(["call", "NoSuchTool", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let result: serde_json::Value = serde_json::from_slice(&output).unwrap();
+    assert_eq!(result["is_error"], true);
+    assert_eq!(result["tool_name"], "NoSuchTool");
+    assert_eq!(result["truncated"], false);
+    assert!(result["duration_ms"].is_u64());
+    assert_eq!(result["content"][0]["type"], "text");
+}
+
+#[test]
+fn arguments_that_are_not_json_are_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    toolhost(dir.path())
+        .args(["call", "Read", "{path: nope}"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the arguments are not valid JSON"));
+}
+
+#[test]
+fn arguments_can_come_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    toolhost(dir.path())
+        .args(["call", "NoSuchTool", "-"])
+        .write_stdin("not json")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not valid JSON"));
+}
+
+#[test]
+fn a_config_file_that_does_not_parse_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[limits]\nmax_result_chars = \"lots\"\n").unwrap();
+    toolhost(dir.path())
+        .arg("--config")
+        .arg(&config)
+        .arg("tools")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "invalid config file {}: line 2:",
+            config.display()
+        )));
+}
+
+#[test]
+fn an_unknown_config_key_is_refused_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[limits]\nmax_chars = 10\n").unwrap();
+    toolhost(dir.path())
+        .arg("--config")
+        .arg(&config)
+        .arg("tools")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown field `max_chars`"));
+}
+
+#[test]
+fn a_bad_flag_is_a_usage_error() {
+    Command::cargo_bin("toolhost")
+        .unwrap()
+        .args(["tools", "--format", "yaml"])
+        .assert()
+        .code(2);
+}

@@ -1,0 +1,259 @@
+//! The OS sandbox: Landlock on Linux, applied in the child between `fork` and `exec`, so a
+//! sandboxed run can read and execute everywhere but write only where the policy allows.
+
+use std::path::PathBuf;
+use std::sync::{Once, OnceLock};
+
+/// Devices every sandboxed process may write: they hold no data worth protecting.
+pub const WRITABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+    "/dev/shm",
+];
+
+/// What a sandboxed process may do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SandboxPolicy {
+    /// No OS sandbox: the command policy alone protects the machine.
+    #[default]
+    Off,
+    /// Read and execute everywhere; write only the [`WRITABLE_DEVICES`].
+    ReadOnly {
+        /// Whether TCP connect and bind are allowed.
+        network: NetworkAccess,
+    },
+    /// Read and execute everywhere; write only below `writable_roots` (the workspace, the
+    /// temp folder, configured roots) and the [`WRITABLE_DEVICES`].
+    WorkspaceWrite {
+        /// Folders (and everything below them) the process may change. They must exist.
+        writable_roots: Vec<PathBuf>,
+        /// Whether TCP connect and bind are allowed.
+        network: NetworkAccess,
+    },
+}
+
+impl SandboxPolicy {
+    /// The usual policy: writes to `workspace` and the temp folder only, network allowed.
+    pub fn workspace_write(workspace: impl Into<PathBuf>) -> Self {
+        Self::WorkspaceWrite {
+            writable_roots: vec![workspace.into(), std::env::temp_dir()],
+            network: NetworkAccess::Allowed,
+        }
+    }
+}
+
+/// Whether a sandboxed process may use the network. Landlock covers TCP `connect` and `bind`;
+/// UDP (and so DNS) is not restricted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NetworkAccess {
+    /// TCP connect and bind are allowed.
+    #[default]
+    Allowed,
+    /// TCP connect and bind fail with "permission denied".
+    Denied,
+}
+
+/// Whether the sandbox was applied to a run (or can be, for [`sandbox_support`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxStatus {
+    /// No sandbox was asked for.
+    Off,
+    /// Every restriction asked for is enforced by the kernel.
+    Enforced,
+    /// The kernel enforces only part of the restrictions (an older Landlock ABI).
+    PartiallyEnforced,
+    /// The kernel cannot sandbox; the process ran with the command policy alone.
+    Unavailable {
+        /// Why, for the user.
+        reason: String,
+    },
+}
+
+impl SandboxStatus {
+    /// Whether the kernel enforces (at least part of) the sandbox.
+    pub fn is_enforced(&self) -> bool {
+        matches!(self, Self::Enforced | Self::PartiallyEnforced)
+    }
+}
+
+/// Why a sandbox could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// A writable root does not exist.
+    #[error(
+        "the sandbox's writable folder {path} does not exist; create it or remove it from the writable roots"
+    )]
+    MissingWritableRoot {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The kernel refused the ruleset.
+    #[error("could not build the Landlock ruleset: {0}")]
+    Ruleset(String),
+}
+
+/// What this machine's kernel supports, probed once (in a short-lived thread, so the host
+/// process itself stays unrestricted). `toolhost doctor` reports it.
+pub fn sandbox_support() -> SandboxStatus {
+    static SUPPORT: OnceLock<SandboxStatus> = OnceLock::new();
+    SUPPORT.get_or_init(landlock_rules::probe).clone()
+}
+
+/// Prepares the sandbox for a command and installs it to run in the child before `exec`.
+pub(crate) fn install(
+    policy: &SandboxPolicy,
+    command: &mut std::process::Command,
+) -> Result<SandboxStatus, SandboxError> {
+    if *policy == SandboxPolicy::Off {
+        return Ok(SandboxStatus::Off);
+    }
+    let support = sandbox_support();
+    if !support.is_enforced() {
+        static WARNED: Once = Once::new();
+        WARNED.call_once(|| {
+            tracing::warn!(
+                ?support,
+                "no OS sandbox on this machine; commands run with the command policy alone"
+            );
+        });
+        return Ok(support);
+    }
+    landlock_rules::install(policy, command)?;
+    Ok(support)
+}
+
+#[cfg(target_os = "linux")]
+mod landlock_rules {
+    use std::os::unix::process::CommandExt;
+
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+        RulesetStatus, path_beneath_rules,
+    };
+
+    use super::{NetworkAccess, SandboxError, SandboxPolicy, SandboxStatus, WRITABLE_DEVICES};
+
+    /// The newest Landlock ABI whose rights we ask for (V5 adds device ioctls); older kernels
+    /// get what they support (best effort), reported as partially enforced.
+    const TARGET_ABI: ABI = ABI::V5;
+
+    fn ruleset(policy: &SandboxPolicy) -> Result<RulesetCreated, SandboxError> {
+        let (writable_roots, network) = match policy {
+            SandboxPolicy::Off => (&[][..], NetworkAccess::Allowed),
+            SandboxPolicy::ReadOnly { network } => (&[][..], *network),
+            SandboxPolicy::WorkspaceWrite {
+                writable_roots,
+                network,
+            } => (writable_roots.as_slice(), *network),
+        };
+        if let Some(missing) = writable_roots.iter().find(|root| !root.exists()) {
+            return Err(SandboxError::MissingWritableRoot {
+                path: missing.clone(),
+            });
+        }
+        let error = |error: landlock::RulesetError| SandboxError::Ruleset(error.to_string());
+        let mut ruleset = landlock::Ruleset::default()
+            .handle_access(AccessFs::from_all(TARGET_ABI))
+            .map_err(error)?;
+        if network == NetworkAccess::Denied {
+            // Handled without any rule: every TCP connect and bind is denied.
+            ruleset = ruleset
+                .handle_access(AccessNet::from_all(TARGET_ABI))
+                .map_err(error)?;
+        }
+        ruleset
+            .create()
+            .map_err(error)?
+            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(TARGET_ABI)))
+            .map_err(error)?
+            .add_rules(path_beneath_rules(
+                WRITABLE_DEVICES,
+                AccessFs::from_all(TARGET_ABI),
+            ))
+            .map_err(error)?
+            .add_rules(path_beneath_rules(
+                writable_roots,
+                AccessFs::from_all(TARGET_ABI),
+            ))
+            .map_err(error)
+    }
+
+    pub(super) fn install(
+        policy: &SandboxPolicy,
+        command: &mut std::process::Command,
+    ) -> Result<(), SandboxError> {
+        let ruleset = ruleset(policy)?;
+        let mut ruleset = Some(ruleset);
+        let restrict = move || -> std::io::Result<()> {
+            let denied = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+            let ruleset = ruleset.take().ok_or_else(denied)?;
+            match ruleset.restrict_self() {
+                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => Ok(()),
+                _ => Err(denied()),
+            }
+        };
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe work is sound. It does no allocation on the success path: the
+        // ruleset (paths opened, rules added) was built in the parent above, and
+        // `restrict_self` only makes the `prctl(PR_SET_NO_NEW_PRIVS)` and
+        // `landlock_restrict_self` system calls on the ruleset's file descriptor. The error
+        // path builds an `io::Error` from a kind, which does not allocate either.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(restrict);
+        }
+        Ok(())
+    }
+
+    pub(super) fn probe() -> SandboxStatus {
+        let probe = std::thread::spawn(|| {
+            // An empty read-only ruleset on this thread only; the thread then exits.
+            ruleset(&SandboxPolicy::ReadOnly {
+                network: NetworkAccess::Denied,
+            })
+            .map_err(|error| error.to_string())?
+            .restrict_self()
+            .map_err(|error| error.to_string())
+        });
+        match probe.join() {
+            Ok(Ok(status)) => match status.ruleset {
+                RulesetStatus::FullyEnforced => SandboxStatus::Enforced,
+                RulesetStatus::PartiallyEnforced => SandboxStatus::PartiallyEnforced,
+                RulesetStatus::NotEnforced => SandboxStatus::Unavailable {
+                    reason: format!(
+                        "the kernel does not enforce Landlock ({:?})",
+                        status.landlock
+                    ),
+                },
+            },
+            Ok(Err(reason)) => SandboxStatus::Unavailable { reason },
+            Err(_) => SandboxStatus::Unavailable {
+                reason: "the Landlock probe thread panicked".into(),
+            },
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod landlock_rules {
+    use super::{SandboxError, SandboxPolicy, SandboxStatus};
+
+    pub(super) fn install(
+        _: &SandboxPolicy,
+        _: &mut std::process::Command,
+    ) -> Result<(), SandboxError> {
+        Ok(())
+    }
+
+    pub(super) fn probe() -> SandboxStatus {
+        SandboxStatus::Unavailable {
+            reason: "the OS sandbox uses Landlock, which only Linux has".into(),
+        }
+    }
+}

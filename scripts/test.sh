@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test of toolhost on a fresh machine: installs what the tests need from the
+# package registries, then runs the whole suite. `.ci/run` calls exactly this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Reuse a build folder outside the clone when there is one: cold builds are the slow part.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolhost/target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+echo "== unit, integration, property and doc tests"
+cargo test --workspace --locked
+
+echo "== the fuzz target builds (run it by hand: see README)"
+cargo build --manifest-path fuzz/Cargo.toml --locked --target-dir "$CARGO_TARGET_DIR/fuzz"
