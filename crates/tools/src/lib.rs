@@ -20,9 +20,11 @@
 //! ```
 
 pub mod fs;
+pub mod shell;
 pub mod workspace;
 
 pub use fs::filesystem_tools;
+pub use shell::{Bash, BashParams, BashSettings, ShellSandbox};
 pub use workspace::{
     Access, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder, WorkspaceError,
 };

@@ -21,7 +21,7 @@ pub use group::KILL_GRACE_PERIOD;
 pub use output::{OutputCallback, OutputChunk, OutputStream};
 
 use crate::sandbox::{self, SandboxError, SandboxPolicy, SandboxStatus};
-use group::ProcessGroup;
+use group::{KillGroupOnDrop, ProcessGroup};
 use output::{OutputSinks, collect_output};
 
 /// The timeout when the caller sets none: the shell's `exec_timeout` default (SPEC R22).
@@ -331,6 +331,9 @@ impl ProcessSpec {
             source,
         })?;
         let group = ProcessGroup::led_by(&child);
+        // If this future is dropped mid-run (its caller gave up on it), the whole tree dies
+        // with it rather than lingering: `kill_on_drop` alone reaches only the leader.
+        let drop_guard = group.map(ProcessGroup::kill_on_drop);
         let stop_reading = CancellationToken::new();
         let mut reader = tokio::spawn(collect_output(
             child.stdout.take(),
@@ -352,6 +355,8 @@ impl ProcessSpec {
             () = sleep_until(self.timeout.map(|timeout| started + timeout)) => Ok(Termination::TimedOut),
             () = self.cancel.cancelled() => Ok(Termination::Cancelled),
         };
+        // From here the run stops the group itself, in order (TERM, grace, KILL).
+        drop_guard.map(KillGroupOnDrop::disarm);
         let (status, termination) = match (stop, group) {
             (Err(status), group) => {
                 if let (Some(group), LeftoverProcesses::Terminate) = (group, self.leftovers) {
