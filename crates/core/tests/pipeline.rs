@@ -501,3 +501,55 @@ async fn the_authorizer_matches_on_the_subject_the_tool_reports() {
         .await;
     assert_eq!(allowed.text(), "touched \"src/lib.rs\"");
 }
+
+/// The typed form of a tool that reports its subject.
+struct TypedTouch;
+
+/// Parameters of TypedTouch.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TouchParams {
+    /// The file to touch.
+    path: String,
+}
+
+impl toolhost_core::TypedTool for TypedTouch {
+    type Params = TouchParams;
+
+    fn describe(&self) -> toolhost_core::ToolSpec {
+        toolhost_core::ToolSpec::new("TypedTouch", "Touches a file.")
+    }
+
+    async fn run(
+        &self,
+        params: TouchParams,
+        _ctx: toolhost_core::ToolContext,
+    ) -> Result<ToolOutput, toolhost_core::ToolError> {
+        Ok(ToolOutput::text(format!("touched {}", params.path)))
+    }
+
+    fn permission_subject(&self, args: &serde_json::Value) -> toolhost_core::PermissionSubject {
+        toolhost_core::PermissionSubject::Paths(vec![args["path"].as_str().unwrap_or("").into()])
+    }
+}
+
+#[tokio::test]
+async fn typed_tools_report_their_subject_too() {
+    let registry = ToolRegistry::builder()
+        .authorizer(Arc::new(DenySecrets))
+        .build();
+    registry.register(TypedTouch).unwrap();
+    let refused = registry
+        .execute("c", "TypedTouch", json!({"path": "secret/key"}))
+        .await;
+    assert!(
+        refused
+            .text()
+            .starts_with("TypedTouch may not touch secret/"),
+        "{}",
+        refused.text()
+    );
+    let allowed = registry
+        .execute("c", "TypedTouch", json!({"path": "a"}))
+        .await;
+    assert_eq!(allowed.text(), "touched a");
+}
