@@ -15,8 +15,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolhost_core::{
-    PermissionSubject, ShellSubject, ToolAnnotations, ToolContext, ToolError, ToolOutput,
-    ToolSpec, ToolUpdate, TypedTool,
+    PermissionSubject, ShellSubject, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec,
+    ToolUpdate, TypedTool,
 };
 use toolhost_exec::{
     CommandAnalysis, CommandPolicy, OutputChunk, ProcessOutcome, ProcessSpec, RiskKind,
@@ -147,7 +147,10 @@ impl TypedTool for Bash {
     }
 
     fn permission_subject(&self, args: &Value) -> PermissionSubject {
-        let command = args.get("command").and_then(Value::as_str).unwrap_or_default();
+        let command = args
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         PermissionSubject::Shell(shell_subject(&self.policy.analyze(command)))
     }
 
@@ -188,10 +191,9 @@ impl TypedTool for Bash {
                 updates.on_update(ToolUpdate::text(String::from_utf8_lossy(&chunk.bytes)));
             });
         }
-        let outcome = spec
-            .run()
-            .await
-            .map_err(|error| ToolError::new(format!("The command could not be started: {error}")))?;
+        let outcome = spec.run().await.map_err(|error| {
+            ToolError::new(format!("The command could not be started: {error}"))
+        })?;
 
         // The full output is only worth keeping when the result had to leave part of it out.
         let full_output = if outcome.combined.is_truncated() {
@@ -234,7 +236,10 @@ fn render_outcome(
         Termination::Exited => match (outcome.exit_code, outcome.signal) {
             (Some(0), _) => (format!("[exit code 0 after {seconds:.1} s]"), false),
             (Some(code), _) => (format!("[exit code {code} after {seconds:.1} s]"), true),
-            (None, Some(signal)) => (format!("[killed by signal {signal} after {seconds:.1} s]"), true),
+            (None, Some(signal)) => (
+                format!("[killed by signal {signal} after {seconds:.1} s]"),
+                true,
+            ),
             (None, None) => (format!("[ended after {seconds:.1} s]"), true),
         },
     };
@@ -287,7 +292,11 @@ fn shell_subject(analysis: &CommandAnalysis) -> ShellSubject {
             if !command.assignments.is_empty() || command.argv().is_none() {
                 fully_analysed = false;
             }
-            command.words.iter().map(|word| word.text().to_owned()).collect()
+            command
+                .words
+                .iter()
+                .map(|word| word.text().to_owned())
+                .collect()
         })
         .collect();
     ShellSubject {
@@ -297,7 +306,11 @@ fn shell_subject(analysis: &CommandAnalysis) -> ShellSubject {
             Verdict::Denied { reason, .. } => Some(reason.clone()),
             Verdict::Risky | Verdict::Ordinary => None,
         },
-        warnings: analysis.warnings.iter().map(|w| w.message.clone()).collect(),
+        warnings: analysis
+            .warnings
+            .iter()
+            .map(|w| w.message.clone())
+            .collect(),
         outside_workspace: analysis
             .outside_workspace
             .iter()

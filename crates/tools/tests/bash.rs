@@ -27,8 +27,14 @@ fn fixture_with(sandbox: ShellSandbox) -> Fixture {
         ..BashSettings::default()
     };
     let registry = ToolRegistry::new();
-    registry.register(Bash::with_settings(workspace, settings)).unwrap();
-    Fixture { dir, output_dir, registry }
+    registry
+        .register(Bash::with_settings(workspace, settings))
+        .unwrap();
+    Fixture {
+        dir,
+        output_dir,
+        registry,
+    }
 }
 
 fn fixture() -> Fixture {
@@ -44,11 +50,19 @@ impl Fixture {
 #[tokio::test]
 async fn runs_in_the_workspace_with_a_clean_environment_and_reports_the_exit_code() {
     let f = fixture();
-    let result = f.run(json!({"command": "pwd && echo \"term=$TERM pager=$PAGER\""})).await;
+    let result = f
+        .run(json!({"command": "pwd && echo \"term=$TERM pager=$PAGER\""}))
+        .await;
     assert!(!result.is_error, "{}", result.text());
     let root = f.dir.path().canonicalize().unwrap();
     let text = result.text();
-    assert!(text.starts_with(&format!("{}\nterm=dumb pager=cat\n[exit code 0 after ", root.display())), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "{}\nterm=dumb pager=cat\n[exit code 0 after ",
+            root.display()
+        )),
+        "{text}"
+    );
     assert_eq!(result.details.as_ref().unwrap()["exit_code"], 0);
     assert_eq!(result.details.as_ref().unwrap()["termination"], "exited");
 }
@@ -56,10 +70,15 @@ async fn runs_in_the_workspace_with_a_clean_environment_and_reports_the_exit_cod
 #[tokio::test]
 async fn a_non_zero_exit_is_an_error_result_that_keeps_the_output() {
     let f = fixture();
-    let result = f.run(json!({"command": "echo 'something broke' >&2; exit 3"})).await;
+    let result = f
+        .run(json!({"command": "echo 'something broke' >&2; exit 3"}))
+        .await;
     assert!(result.is_error);
     let text = result.text();
-    assert!(text.starts_with("something broke\n[exit code 3 after "), "{text}");
+    assert!(
+        text.starts_with("something broke\n[exit code 3 after "),
+        "{text}"
+    );
     assert!(text.ends_with("[Analyze the error above and try a different approach.]"));
 }
 
@@ -67,11 +86,16 @@ async fn a_non_zero_exit_is_an_error_result_that_keeps_the_output() {
 async fn a_timeout_stops_the_command_and_says_so_in_words() {
     let f = fixture();
     let started = Instant::now();
-    let result = f.run(json!({"command": "echo started; sleep 30", "timeout": 1})).await;
+    let result = f
+        .run(json!({"command": "echo started; sleep 30", "timeout": 1}))
+        .await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(result.is_error);
     let text = result.text();
-    assert!(text.starts_with("started\n[timed out: the command was stopped after 1 s."), "{text}");
+    assert!(
+        text.starts_with("started\n[timed out: the command was stopped after 1 s."),
+        "{text}"
+    );
     assert_eq!(result.details.as_ref().unwrap()["termination"], "timed_out");
 }
 
@@ -80,7 +104,13 @@ async fn a_timeout_above_the_maximum_is_refused_by_validation() {
     let f = fixture();
     let result = f.run(json!({"command": "true", "timeout": 3600})).await;
     assert!(result.is_error);
-    assert!(result.text().contains("'timeout': 3600 is greater than the maximum of 600"), "{}", result.text());
+    assert!(
+        result
+            .text()
+            .contains("'timeout': 3600 is greater than the maximum of 600"),
+        "{}",
+        result.text()
+    );
 }
 
 #[tokio::test]
@@ -153,7 +183,10 @@ async fn output_streams_to_updates_in_order() {
         .execute_with("call", "Bash", json!({"command": command}), options)
         .await;
     assert!(!result.is_error);
-    assert_eq!(*seen.lock().unwrap(), "line 1\nline 2\nline 3\nline 4\nline 5\n");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        "line 1\nline 2\nline 3\nline 4\nline 5\n"
+    );
 }
 
 #[tokio::test]
@@ -168,7 +201,11 @@ async fn denied_commands_never_run() {
     ] {
         let result = f.run(json!({"command": command})).await;
         assert!(result.is_error, "{command}");
-        assert!(result.text().starts_with("Refused: "), "{command}: {}", result.text());
+        assert!(
+            result.text().starts_with("Refused: "),
+            "{command}: {}",
+            result.text()
+        );
         assert!(result.text().contains("deny list"));
     }
     assert!(!marker.exists(), "part of a denied command ran");
@@ -190,11 +227,21 @@ async fn the_sandbox_allows_writes_inside_the_workspace_and_refuses_them_outside
     let f = fixture();
     let outside = tempfile::tempdir_in(std::env::var("HOME").unwrap()).unwrap();
     let outside_file = outside.path().join("escaped");
-    let command = format!("echo in > inside.txt && echo out > {}", outside_file.display());
+    let command = format!(
+        "echo in > inside.txt && echo out > {}",
+        outside_file.display()
+    );
     let result = f.run(json!({"command": command})).await;
     assert!(result.is_error, "{}", result.text());
-    assert!(result.text().contains("Permission denied"), "{}", result.text());
-    assert_eq!(std::fs::read_to_string(f.dir.path().join("inside.txt")).unwrap(), "in\n");
+    assert!(
+        result.text().contains("Permission denied"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.dir.path().join("inside.txt")).unwrap(),
+        "in\n"
+    );
     assert!(!outside_file.exists());
     assert_eq!(result.details.unwrap()["sandbox"], "enforced");
 
@@ -209,9 +256,10 @@ async fn the_sandbox_allows_writes_inside_the_workspace_and_refuses_them_outside
 fn permission_subjects_list_every_simple_command() {
     let dir = tempfile::tempdir().unwrap();
     let bash = Bash::new(Arc::new(Workspace::new(dir.path()).unwrap()));
-    let PermissionSubject::Shell(subject) =
-        Tool::permission_subject(&bash, &json!({"command": "git status && npm run test:unit | tee log"}))
-    else {
+    let PermissionSubject::Shell(subject) = Tool::permission_subject(
+        &bash,
+        &json!({"command": "git status && npm run test:unit | tee log"}),
+    ) else {
         panic!("not a shell subject");
     };
     assert_eq!(

@@ -21,7 +21,7 @@ pub use group::KILL_GRACE_PERIOD;
 pub use output::{OutputCallback, OutputChunk, OutputStream};
 
 use crate::sandbox::{self, SandboxError, SandboxPolicy, SandboxStatus};
-use group::{KillGroupOnDrop, ProcessGroup};
+use group::ProcessGroup;
 use output::{OutputSinks, collect_output};
 
 /// The timeout when the caller sets none: the shell's `exec_timeout` default (SPEC R22).
@@ -356,7 +356,9 @@ impl ProcessSpec {
             () = self.cancel.cancelled() => Ok(Termination::Cancelled),
         };
         // From here the run stops the group itself, in order (TERM, grace, KILL).
-        drop_guard.map(KillGroupOnDrop::disarm);
+        if let Some(guard) = drop_guard {
+            guard.disarm();
+        }
         let (status, termination) = match (stop, group) {
             (Err(status), group) => {
                 if let (Some(group), LeftoverProcesses::Terminate) = (group, self.leftovers) {
