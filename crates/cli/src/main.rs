@@ -29,6 +29,8 @@ enum Command {
     Tools(commands::tools::ToolsArgs),
     /// Run one tool call through the full pipeline and print its result.
     Call(commands::call::CallArgs),
+    /// Report what this machine and workspace support (sandbox, shell, temp folder, tools).
+    Doctor,
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -59,6 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Tools(args) => commands::tools::run(&registry, &args),
         Command::Call(args) => runtime.block_on(commands::call::run(&registry, args)),
+        Command::Doctor => runtime.block_on(commands::doctor::run(&workspace, &registry)),
     }
 }
 
