@@ -32,6 +32,9 @@ pub const MAX_BASH_TIMEOUT: Duration = Duration::from_secs(600);
 /// Output kept in the result (R22: 100 KB, head and tail); the rest is in the full-output file.
 pub const BASH_OUTPUT_CAP: usize = 100 * 1024;
 
+/// Characters beyond the output cap for warnings, the exit status and the full-output path.
+const STATUS_ALLOWANCE: usize = 4 * 1024;
+
 /// Whether and how commands are sandboxed by the kernel (R38).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ShellSandbox {
@@ -138,6 +141,9 @@ impl TypedTool for Bash {
              `rm -rf /`) are refused. Default timeout 120 s, at most 600 s.",
         )
         .with_label("Run shell command")
+        // The output is already cut head + tail with the full-output path; room for the
+        // warnings and status lines around it.
+        .with_max_result_chars(self.settings.output_cap + STATUS_ALLOWANCE)
         .with_annotations(ToolAnnotations {
             read_only: false,
             destructive: true,

@@ -145,6 +145,9 @@ async fn huge_output_keeps_head_and_tail_and_the_whole_output_in_a_file() {
     let text = result.text();
     assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..50]);
     assert!(text.contains("299999\n300000\n[exit code 0"), "tail lost");
+    // Bash cut the output itself (100 KB, with the file); the pipeline leaves it whole.
+    assert!(!result.truncated);
+    assert!(text.len() > 100_000, "{} bytes kept", text.len());
     let details = result.details.unwrap();
     assert_eq!(details["truncated"], true);
     let path = details["full_output_path"].as_str().unwrap();

@@ -55,7 +55,8 @@ impl Pipeline {
                     .await
             }
         };
-        self.finish(call_id, tool_name, output, started)
+        let max_chars = entry.spec.max_result_chars.unwrap_or(self.max_chars);
+        self.finish(call_id, tool_name, output, max_chars, started)
     }
 
     /// A result for a call that never reached a tool (an unknown name).
@@ -64,6 +65,7 @@ impl Pipeline {
             call_id,
             tool_name,
             ToolOutput::error(message),
+            self.max_chars,
             Instant::now(),
         )
     }
@@ -140,6 +142,7 @@ impl Pipeline {
         call_id: &str,
         tool_name: &str,
         output: ToolOutput,
+        max_chars: usize,
         started: Instant,
     ) -> ToolCallResult {
         let ToolOutput {
@@ -147,7 +150,7 @@ impl Pipeline {
             details,
             is_error,
         } = output;
-        let truncated = truncate::truncate_content(&mut content, self.max_chars);
+        let truncated = truncate::truncate_content(&mut content, max_chars);
         if is_error {
             hint::append_error_hint(&mut content);
         }
