@@ -186,6 +186,10 @@ impl<T: TypedTool> Tool for T {
         self.run(params, ctx).await
     }
 
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        TypedTool::permission_subject(self, args)
+    }
+
     async fn on_session(
         &self,
         event: &SessionEvent,
