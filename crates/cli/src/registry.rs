@@ -2,13 +2,17 @@
 
 use std::path::Path;
 
+use toolhost_agent::{Config, Permissions};
 use toolhost_core::ToolRegistry;
 
-use crate::config::Config;
-
-/// The registry for this workspace: every built-in tool, with the configured limits.
-pub fn build_registry(_workspace: &Path, config: &Config) -> anyhow::Result<ToolRegistry> {
-    let mut builder = ToolRegistry::builder();
+/// The registry for this workspace: every built-in tool, with the configured limits and the
+/// permission system.
+pub fn build_registry(
+    _workspace: &Path,
+    config: &Config,
+    permissions: &Permissions,
+) -> anyhow::Result<ToolRegistry> {
+    let mut builder = permissions.install(ToolRegistry::builder());
     if let Some(max_chars) = config.limits.max_result_chars {
         builder = builder.max_chars(max_chars);
     }
