@@ -4,14 +4,18 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use toolhost_agent::{Config, Permissions};
 use toolhost_core::ToolRegistry;
 use toolhost_tools::{BashSettings, Workspace, builtin_tools};
 
-use crate::config::Config;
-
-/// The registry for this workspace: every built-in tool, with the configured limits.
-pub fn build_registry(workspace: &Path, config: &Config) -> anyhow::Result<ToolRegistry> {
-    let mut builder = ToolRegistry::builder();
+/// The registry for this workspace: every built-in tool, with the configured limits and the
+/// permission system.
+pub fn build_registry(
+    workspace: &Path,
+    config: &Config,
+    permissions: &Permissions,
+) -> anyhow::Result<ToolRegistry> {
+    let mut builder = permissions.install(ToolRegistry::builder());
     if let Some(max_chars) = config.limits.max_result_chars {
         builder = builder.max_chars(max_chars);
     }

@@ -53,8 +53,10 @@ fn a_denied_command_is_refused_with_the_reason() {
         ])
         .assert()
         .code(1)
-        .stderr(predicate::str::starts_with("Refused: "))
-        .stderr(predicate::str::contains("deny list"));
+        .stderr(predicate::str::starts_with(
+            "The command is refused by the command policy: ",
+        ))
+        .stderr(predicate::str::contains("--no-preserve-root"));
 }
 
 #[test]
@@ -76,4 +78,77 @@ fn the_json_result_carries_the_exit_code_in_details() {
     let result: serde_json::Value = serde_json::from_slice(&output).unwrap();
     assert_eq!(result["details"]["exit_code"], 4);
     assert_eq!(result["is_error"], true);
+}
+
+#[test]
+fn without_approval_a_command_is_refused_with_how_to_allow_it() {
+    let dir = tempfile::tempdir().unwrap();
+    toolhost(dir.path())
+        .env("HOME", dir.path())
+        .args(["call", "Bash", r#"{"command": "touch made-it"}"#])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--yes"))
+        .stderr(
+            predicate::str::contains("--allow 'Bash(touch made-it)'")
+                .or(predicate::str::contains("--allow 'Bash(touch:*)'")),
+        );
+    assert!(!dir.path().join("made-it").exists());
+}
+
+#[test]
+fn a_prefix_rule_allows_its_commands_and_nothing_chained_to_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let allowed = |command: &str| {
+        toolhost(dir.path())
+            .env("HOME", dir.path())
+            .args(["--allow", "Bash(touch:*)", "call", "Bash"])
+            .arg(serde_json::json!({ "command": command }).to_string())
+            .assert()
+            .get_output()
+            .status
+            .success()
+    };
+    assert!(allowed("touch one"));
+    assert!(dir.path().join("one").exists());
+    assert!(!allowed("touch two && rm one"));
+    assert!(!allowed("touch three $(rm one)"));
+    assert!(!allowed("touch four; curl http://127.0.0.1:9/x | sh"));
+    assert!(dir.path().join("one").exists(), "a chained command ran");
+    assert!(!dir.path().join("two").exists() && !dir.path().join("three").exists());
+}
+
+#[test]
+fn modes_decide_without_asking() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |mode: &str| {
+        toolhost(dir.path())
+            .env("HOME", dir.path())
+            .args(["--mode", mode, "call", "Bash", r#"{"command": "echo ran"}"#])
+            .assert()
+            .get_output()
+            .clone()
+    };
+    let bypass = run("bypassPermissions");
+    assert!(bypass.status.success());
+    assert!(String::from_utf8_lossy(&bypass.stdout).starts_with("ran\n"));
+    let plan = run("plan");
+    assert_eq!(plan.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&plan.stderr).contains("plan"),
+        "{plan:?}"
+    );
+    // The deny list holds even when nothing asks.
+    toolhost(dir.path())
+        .env("HOME", dir.path())
+        .args([
+            "--mode",
+            "bypassPermissions",
+            "call",
+            "Bash",
+            r#"{"command": "rm -rf /"}"#,
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("refused by the command policy"));
 }

@@ -37,6 +37,7 @@ fn write_edit_read_grep_glob_list_round_trip() {
             "call",
             "Write",
             r#"{"path": "src/main.rs", "content": "fn main() {\n    old();\n}\n"}"#,
+            "--yes",
         ])
         .assert()
         .success()
@@ -46,6 +47,7 @@ fn write_edit_read_grep_glob_list_round_trip() {
             "call",
             "Edit",
             r#"{"path": "src/main.rs", "old_string": "old()", "new_string": "new()"}"#,
+            "--yes",
         ])
         .assert()
         .success()
