@@ -7,7 +7,11 @@ use predicates::prelude::*;
 
 fn toolhost(workspace: &std::path::Path) -> Command {
     let mut command = Command::cargo_bin("toolhost").unwrap();
-    command.arg("--workspace").arg(workspace);
+    // A developer's own ~/.toolhost/config.toml must not change what the tests see.
+    command
+        .env("HOME", workspace)
+        .arg("--workspace")
+        .arg(workspace);
     command
 }
 
@@ -84,7 +88,6 @@ fn the_json_result_carries_the_exit_code_in_details() {
 fn without_approval_a_command_is_refused_with_how_to_allow_it() {
     let dir = tempfile::tempdir().unwrap();
     toolhost(dir.path())
-        .env("HOME", dir.path())
         .args(["call", "Bash", r#"{"command": "touch made-it"}"#])
         .assert()
         .code(1)
@@ -98,7 +101,6 @@ fn a_prefix_rule_allows_its_commands_and_nothing_chained_to_them() {
     let dir = tempfile::tempdir().unwrap();
     let allowed = |command: &str| {
         toolhost(dir.path())
-            .env("HOME", dir.path())
             .args(["--allow", "Bash(touch:*)", "call", "Bash"])
             .arg(serde_json::json!({ "command": command }).to_string())
             .assert()
@@ -120,7 +122,6 @@ fn modes_decide_without_asking() {
     let dir = tempfile::tempdir().unwrap();
     let run = |mode: &str| {
         toolhost(dir.path())
-            .env("HOME", dir.path())
             .args(["--mode", mode, "call", "Bash", r#"{"command": "echo ran"}"#])
             .assert()
             .get_output()
@@ -137,7 +138,6 @@ fn modes_decide_without_asking() {
     );
     // The deny list holds even when nothing asks.
     toolhost(dir.path())
-        .env("HOME", dir.path())
         .args([
             "--mode",
             "bypassPermissions",
