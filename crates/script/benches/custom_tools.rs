@@ -1,0 +1,3 @@
+//! Benchmarks of custom tools (written later).
+
+fn main() {}

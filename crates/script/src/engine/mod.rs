@@ -1,0 +1,182 @@
+//! The embedded engine: one QuickJS runtime and context per tool module, each with its own
+//! memory limit and interrupt handler, driven on the host's tokio runtime.
+//!
+//! # Threading
+//!
+//! QuickJS is single-threaded; rquickjs's `parallel` feature puts each runtime behind an async
+//! lock so that its handles are `Send + Sync`. Every entry into JavaScript goes through
+//! `AsyncContext::async_with`, which takes that lock for one poll at a time: calls to tools of
+//! the same module interleave at their `await` points, and calls to different modules run in
+//! parallel on different threads. A call is run in a task of its own (see `tool.rs`), so that
+//! a caller dropping its future never drops JavaScript values without the lock; the call
+//! finishes by itself, bounded by its cancellation token and its time limit.
+//!
+//! # Limits
+//!
+//! - time: synchronous JavaScript past the deadline of a call in flight is interrupted by the
+//!   runtime's interrupt handler ([`clock::CallClock`]); awaited work is raced against a timer
+//!   inside the call. After a time-out or a cancellation the tool's signal is aborted and it
+//!   gets `abort_grace` to settle.
+//! - memory: the runtime's allocator refuses to grow past `memory_limit`; JavaScript sees a
+//!   catchable out-of-memory error, the call becomes an error result, the host carries on.
+
+mod call;
+mod clock;
+mod errors;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rquickjs::{AsyncContext, AsyncRuntime, Function, Module, Object, Promise};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::host_api::{self, ScriptHost};
+use crate::module_loader::{API_MODULE, ToolLoader, ToolResolver};
+use clock::CallClock;
+use errors::describe_error;
+
+pub(crate) use call::CallEnd;
+
+const PRELUDE: &str = include_str!("../js/prelude.js");
+
+/// Which optional hooks a tool defines.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Hooks {
+    pub on_session: bool,
+    pub render_call: bool,
+    pub render_result: bool,
+}
+
+/// A tool as its module's factory described it.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct ToolDescriptor {
+    pub index: u32,
+    pub name: String,
+    pub label: String,
+    pub description: String,
+    pub parameters: Value,
+    pub hooks: Hooks,
+}
+
+/// One module's engine: its runtime, context and clock.
+pub(crate) struct Engine {
+    context: AsyncContext,
+    clock: Arc<CallClock>,
+    host: Arc<ScriptHost>,
+    module: Arc<Path>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("module", &self.module)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Starts an engine for the module at `entry` (canonical), whose relative imports stay
+    /// inside `root`, evaluates it and runs its factory.
+    pub(crate) async fn load(
+        host: Arc<ScriptHost>,
+        entry: PathBuf,
+        root: PathBuf,
+    ) -> Result<(Arc<Self>, Vec<ToolDescriptor>), String> {
+        let runtime =
+            AsyncRuntime::new().map_err(|error| format!("cannot start the engine: {error}"))?;
+        runtime.set_memory_limit(host.limits().memory_limit).await;
+        let clock = CallClock::new();
+        let interrupt_clock = Arc::clone(&clock);
+        runtime
+            .set_interrupt_handler(Some(Box::new(move || interrupt_clock.expired())))
+            .await;
+        runtime
+            .set_loader(ToolResolver::new(root), ToolLoader)
+            .await;
+        let context = AsyncContext::full(&runtime)
+            .await
+            .map_err(|error| format!("cannot start the engine: {error}"))?;
+        let module: Arc<Path> = Arc::from(entry.as_path());
+        let engine = Arc::new(Self {
+            context,
+            clock,
+            host,
+            module,
+        });
+        let tools = engine.evaluate_module().await?;
+        Ok((engine, tools))
+    }
+
+    async fn evaluate_module(&self) -> Result<Vec<ToolDescriptor>, String> {
+        let limit = self.host.limits().load_time_limit;
+        let _deadline = self.clock.enter(limit);
+        let host = Arc::clone(&self.host);
+        let module = Arc::clone(&self.module);
+        let info = self.host.factory_info().to_string();
+        let entry = self.module.to_string_lossy().into_owned();
+        let json = self
+            .context
+            .async_with(async move |ctx| {
+                if let Err(error) = host_api::install(&ctx, &host, &module)
+                    .and_then(|()| ctx.eval::<(), _>(PRELUDE))
+                {
+                    return Err(describe_error(&ctx, error));
+                }
+                let load = async {
+                    Module::import(&ctx, API_MODULE)?
+                        .into_future::<Object>()
+                        .await?;
+                    let namespace = Module::import(&ctx, entry)?.into_future::<Object>().await?;
+                    let api: Object = ctx.globals().get("__toolhost_api")?;
+                    let load_tools: Function = api.get("loadTools")?;
+                    load_tools
+                        .call::<_, Promise>((namespace, info))?
+                        .into_future::<String>()
+                        .await
+                };
+                let outcome = tokio::select! {
+                    outcome = load => Some(outcome),
+                    () = tokio::time::sleep(limit) => None,
+                };
+                match outcome {
+                    Some(Ok(json)) => Ok(json),
+                    Some(Err(error)) => Err(describe_error(&ctx, error)),
+                    None => Err(String::new()),
+                }
+            })
+            .await;
+        let json = json.map_err(|message| {
+            if message.is_empty() || self.clock.expired() {
+                format!(
+                    "loading took longer than {} s (an endless loop or a promise that never \
+                     settles in the module or its factory?)",
+                    limit.as_secs_f64()
+                )
+            } else {
+                message
+            }
+        })?;
+        #[derive(Deserialize)]
+        struct Loaded {
+            ok: Option<Vec<ToolDescriptor>>,
+            error: Option<String>,
+        }
+        let loaded: Loaded = serde_json::from_str(&json)
+            .map_err(|error| format!("the factory's result could not be read: {error}"))?;
+        match (loaded.ok, loaded.error) {
+            (_, Some(error)) => Err(error),
+            (Some(tools), None) if tools.is_empty() => {
+                Err("the factory returned no tools (an empty array)".to_owned())
+            }
+            (Some(tools), None) => Ok(tools),
+            (None, None) => Err("the factory returned nothing".to_owned()),
+        }
+    }
+
+    /// The module file this engine runs.
+    pub(crate) fn module(&self) -> &Path {
+        &self.module
+    }
+}

@@ -1,0 +1,88 @@
+//! `node:fs/promises` for custom tools: every path goes through the embedder's
+//! [`ScriptFileSystem`], which applies the workspace rules (`toolhost` uses its `Workspace`,
+//! with atomic writes). This crate opens no path itself.
+
+use serde::Serialize;
+
+/// What kind of entry a folder listing holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Directory,
+    /// A symbolic link.
+    Symlink,
+    /// Anything else (socket, device, ...).
+    Other,
+}
+
+/// One entry of a folder listing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DirEntry {
+    /// The entry's file name.
+    pub name: String,
+    /// What it is.
+    pub kind: EntryKind,
+}
+
+/// A refused or failed file operation: a message for the tool and, when it applies, a Node
+/// error code (`ENOENT`) that tools commonly test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FsError {
+    /// What went wrong and what to do instead.
+    pub message: String,
+    /// `ENOENT`, `EACCES`, `EISDIR`, ... when one fits.
+    pub code: Option<String>,
+}
+
+impl FsError {
+    /// An error with this message and no code.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The same error with a Node error code.
+    #[must_use]
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+}
+
+/// The file system a custom tool sees through `node:fs/promises`. Paths are as the tool wrote
+/// them (relative to the workspace or absolute); implementations resolve and check them.
+/// Called on the blocking pool.
+pub trait ScriptFileSystem: Send + Sync {
+    /// The whole file.
+    fn read(&self, path: &str) -> Result<Vec<u8>, FsError>;
+    /// Replaces the whole file (atomically, in `toolhost`).
+    fn write(&self, path: &str, content: &[u8]) -> Result<(), FsError>;
+    /// A folder's entries.
+    fn list(&self, path: &str) -> Result<Vec<DirEntry>, FsError>;
+}
+
+/// The file system of a host that gave none: every operation is refused.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoFileSystem;
+
+const NO_FILE_SYSTEM: &str =
+    "node:fs/promises is not available: the program running this tool gave it no file access";
+
+impl ScriptFileSystem for NoFileSystem {
+    fn read(&self, _path: &str) -> Result<Vec<u8>, FsError> {
+        Err(FsError::new(NO_FILE_SYSTEM).with_code("EACCES"))
+    }
+
+    fn write(&self, _path: &str, _content: &[u8]) -> Result<(), FsError> {
+        Err(FsError::new(NO_FILE_SYSTEM).with_code("EACCES"))
+    }
+
+    fn list(&self, _path: &str) -> Result<Vec<DirEntry>, FsError> {
+        Err(FsError::new(NO_FILE_SYSTEM).with_code("EACCES"))
+    }
+}

@@ -1,0 +1,451 @@
+//! The host API a factory receives (R32) — `cwd`, `exec`, `ui` + `hasUI`, `logger`, `typebox`,
+//! `pi`, `pushPendingAction` — and the [`ScriptHost`] that provides it.
+//!
+//! The JavaScript half lives in `js/api.js`; this half binds the Rust services it calls into a
+//! hidden global of each engine. Every asynchronous binding resolves with JSON text
+//! (`{"ok": …}` or `{"error": …}`), so that failures cross the boundary as values.
+
+pub mod exec;
+pub mod fs;
+mod pending;
+pub mod ui;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use rquickjs::function::Async;
+use rquickjs::{Ctx, Function, Object};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use toolhost_exec::SandboxPolicy;
+
+use crate::limits::ScriptLimits;
+use exec::{DenyListOnly, ExecCall, ExecEnvironment, ExecGate, run_exec};
+use fs::{FsError, NoFileSystem, ScriptFileSystem};
+pub use pending::PendingAction;
+use ui::{UiContext, headless_answer, parse_request};
+
+/// The default timeout of `exec` when the tool gives none (as Bash's).
+pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What custom tools run against: the working folder, the limits, and the services behind the
+/// host API. Shared by every tool it loads; build it with [`ScriptHost::builder`].
+pub struct ScriptHost {
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    limits: ScriptLimits,
+    version: String,
+    exec_gate: Arc<dyn ExecGate>,
+    exec_sandbox: SandboxPolicy,
+    exec_timeout: Duration,
+    file_system: Arc<dyn ScriptFileSystem>,
+    ui: RwLock<Option<Arc<dyn UiContext>>>,
+    pending: Mutex<Vec<PendingAction>>,
+    tool_names: RwLock<Vec<String>>,
+    next_exec: AtomicU32,
+    exec_cancels: Mutex<HashMap<u32, CancellationToken>>,
+}
+
+impl std::fmt::Debug for ScriptHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptHost")
+            .field("cwd", &self.cwd)
+            .field("home", &self.home)
+            .field("limits", &self.limits)
+            .field("has_ui", &self.has_ui())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ScriptHost {
+    /// A builder for a host working in `cwd`.
+    pub fn builder(cwd: impl Into<PathBuf>) -> ScriptHostBuilder {
+        ScriptHostBuilder {
+            cwd: cwd.into(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            limits: ScriptLimits::default(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            exec_gate: Arc::new(DenyListOnly),
+            exec_sandbox: None,
+            exec_timeout: DEFAULT_EXEC_TIMEOUT,
+            file_system: Arc::new(NoFileSystem),
+        }
+    }
+
+    /// The working folder (`api.cwd`); relative configured paths resolve from it.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The home folder `~` expands to.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// The limits every tool runs under.
+    pub fn limits(&self) -> &ScriptLimits {
+        &self.limits
+    }
+
+    /// Gives tools a real UI: from now on `api.hasUI` is true and `api.ui` reaches it.
+    pub fn set_ui_context(&self, ui: Arc<dyn UiContext>) {
+        *self.ui.write().unwrap_or_else(PoisonError::into_inner) = Some(ui);
+    }
+
+    /// Takes the UI away again (`api.ui` becomes a no-op).
+    pub fn clear_ui_context(&self) {
+        *self.ui.write().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Whether a UI is set.
+    pub fn has_ui(&self) -> bool {
+        self.ui_context().is_some()
+    }
+
+    fn ui_context(&self) -> Option<Arc<dyn UiContext>> {
+        self.ui
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The actions tools registered with `pushPendingAction` since the last call, oldest first.
+    pub fn take_pending_actions(&self) -> Vec<PendingAction> {
+        std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Sets the tool names `api.pi.toolNames` shows to factories loaded from now on.
+    pub fn set_tool_names(&self, names: Vec<String>) {
+        *self
+            .tool_names
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = names;
+    }
+
+    /// What a factory learns of the host: `api.cwd`, `api.pi.version`, `api.pi.toolNames`.
+    pub(crate) fn factory_info(&self) -> Value {
+        json!({
+            "cwd": self.cwd.to_string_lossy(),
+            "version": self.version,
+            "toolNames": *self.tool_names.read().unwrap_or_else(PoisonError::into_inner),
+        })
+    }
+
+    fn exec_cancel(&self, id: u32) -> CancellationToken {
+        self.exec_cancels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id)
+            .or_default()
+            .clone()
+    }
+
+    fn exec_done(&self, id: u32) {
+        self.exec_cancels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+    }
+}
+
+/// Builds a [`ScriptHost`]; every service has a safe default.
+pub struct ScriptHostBuilder {
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    limits: ScriptLimits,
+    version: String,
+    exec_gate: Arc<dyn ExecGate>,
+    exec_sandbox: Option<SandboxPolicy>,
+    exec_timeout: Duration,
+    file_system: Arc<dyn ScriptFileSystem>,
+}
+
+impl ScriptHostBuilder {
+    /// The home folder `~` expands to (default `$HOME`).
+    #[must_use]
+    pub fn home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// The time and memory limits.
+    #[must_use]
+    pub fn limits(mut self, limits: ScriptLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The version `api.pi.version` reports (default: this crate's).
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Who authorises `exec` after the deny list (default [`DenyListOnly`]).
+    #[must_use]
+    pub fn exec_gate(mut self, gate: Arc<dyn ExecGate>) -> Self {
+        self.exec_gate = gate;
+        self
+    }
+
+    /// The OS sandbox of `exec` (default: write only to `cwd` and the temp folder).
+    #[must_use]
+    pub fn exec_sandbox(mut self, sandbox: SandboxPolicy) -> Self {
+        self.exec_sandbox = Some(sandbox);
+        self
+    }
+
+    /// `exec`'s timeout when a tool gives none (default [`DEFAULT_EXEC_TIMEOUT`]).
+    #[must_use]
+    pub fn exec_timeout(mut self, timeout: Duration) -> Self {
+        self.exec_timeout = timeout;
+        self
+    }
+
+    /// The file system behind `node:fs/promises` (default: none, every call refused).
+    #[must_use]
+    pub fn file_system(mut self, file_system: Arc<dyn ScriptFileSystem>) -> Self {
+        self.file_system = file_system;
+        self
+    }
+
+    /// The host.
+    pub fn build(self) -> Arc<ScriptHost> {
+        let exec_sandbox = self
+            .exec_sandbox
+            .unwrap_or_else(|| SandboxPolicy::workspace_write(&self.cwd));
+        Arc::new(ScriptHost {
+            cwd: self.cwd,
+            home: self.home,
+            limits: self.limits,
+            version: self.version,
+            exec_gate: self.exec_gate,
+            exec_sandbox,
+            exec_timeout: self.exec_timeout,
+            file_system: self.file_system,
+            ui: RwLock::new(None),
+            pending: Mutex::new(Vec::new()),
+            tool_names: RwLock::new(Vec::new()),
+            next_exec: AtomicU32::new(1),
+            exec_cancels: Mutex::new(HashMap::new()),
+        })
+    }
+}
+
+/// Binds the host's services into `globalThis.__toolhost_host` of an engine running `module`.
+pub(crate) fn install<'js>(
+    ctx: &Ctx<'js>,
+    host: &Arc<ScriptHost>,
+    module: &Arc<Path>,
+) -> rquickjs::Result<()> {
+    let bindings = Object::new(ctx.clone())?;
+
+    let file = Arc::clone(module);
+    bindings.set(
+        "log",
+        Function::new(ctx.clone(), move |level: String, message: String| {
+            log(&file, &level, &message);
+        })?,
+    )?;
+    bindings.set(
+        "sleep",
+        Function::new(
+            ctx.clone(),
+            Async(|ms: f64| async move {
+                let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
+                tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
+            }),
+        )?,
+    )?;
+    let cwd = host.cwd.to_string_lossy().into_owned();
+    bindings.set("cwd", Function::new(ctx.clone(), move || cwd.clone())?)?;
+
+    let h = Arc::clone(host);
+    bindings.set("hasUI", Function::new(ctx.clone(), move || h.has_ui())?)?;
+    let h = Arc::clone(host);
+    bindings.set(
+        "uiNotify",
+        Function::new(ctx.clone(), move |message: String, level: String| {
+            if let Some(ui) = h.ui_context() {
+                ui.notify(&message, &level);
+            }
+        })?,
+    )?;
+    let h = Arc::clone(host);
+    bindings.set(
+        "uiRequest",
+        Function::new(
+            ctx.clone(),
+            Async(move |kind: String, payload: String| {
+                let host = Arc::clone(&h);
+                async move {
+                    let payload: Value = serde_json::from_str(&payload).unwrap_or(Value::Null);
+                    let Some(request) = parse_request(&kind, &payload) else {
+                        return json!({ "error": format!("unknown ui request '{kind}'") })
+                            .to_string();
+                    };
+                    let answer = match host.ui_context() {
+                        Some(ui) => ui.request(request).await,
+                        None => headless_answer(&request),
+                    };
+                    json!({ "ok": answer }).to_string()
+                }
+            }),
+        )?,
+    )?;
+
+    let h = Arc::clone(host);
+    let file = Arc::clone(module);
+    bindings.set(
+        "pushPendingAction",
+        Function::new(ctx.clone(), move |action: String| {
+            let action = PendingAction::from_json(&file, &action);
+            h.pending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(action);
+        })?,
+    )?;
+
+    install_exec(ctx, &bindings, host, module)?;
+    install_fs(ctx, &bindings, host)?;
+    ctx.globals().set("__toolhost_host", bindings)
+}
+
+fn install_exec<'js>(
+    ctx: &Ctx<'js>,
+    bindings: &Object<'js>,
+    host: &Arc<ScriptHost>,
+    module: &Arc<Path>,
+) -> rquickjs::Result<()> {
+    let h = Arc::clone(host);
+    bindings.set(
+        "execId",
+        Function::new(ctx.clone(), move || {
+            h.next_exec.fetch_add(1, Ordering::Relaxed)
+        })?,
+    )?;
+    let h = Arc::clone(host);
+    bindings.set(
+        "execCancel",
+        Function::new(ctx.clone(), move |id: u32| h.exec_cancel(id).cancel())?,
+    )?;
+    let h = Arc::clone(host);
+    let file = Arc::clone(module);
+    bindings.set(
+        "exec",
+        Function::new(
+            ctx.clone(),
+            Async(move |id: u32, request: String| {
+                let host = Arc::clone(&h);
+                let file = Arc::clone(&file);
+                async move {
+                    let result = match serde_json::from_str::<ExecCall>(&request) {
+                        Ok(call) => {
+                            let cancel = host.exec_cancel(id);
+                            let environment = ExecEnvironment {
+                                module: &file,
+                                cwd: &host.cwd,
+                                gate: host.exec_gate.as_ref(),
+                                sandbox: host.exec_sandbox.clone(),
+                                default_timeout: host.exec_timeout,
+                            };
+                            run_exec(environment, call, cancel).await
+                        }
+                        Err(error) => {
+                            json!({ "error": format!("invalid exec arguments: {error}") })
+                        }
+                    };
+                    host.exec_done(id);
+                    result.to_string()
+                }
+            }),
+        )?,
+    )
+}
+
+fn install_fs<'js>(
+    ctx: &Ctx<'js>,
+    bindings: &Object<'js>,
+    host: &Arc<ScriptHost>,
+) -> rquickjs::Result<()> {
+    let fs = Arc::clone(&host.file_system);
+    bindings.set(
+        "fsRead",
+        Function::new(
+            ctx.clone(),
+            Async(move |path: String, mode: String| {
+                let fs = Arc::clone(&fs);
+                async move {
+                    let read = blocking(move || fs.read(&path)).await;
+                    settle(read.map(|bytes| {
+                        if mode == "bytes" {
+                            json!(bytes)
+                        } else {
+                            json!(String::from_utf8_lossy(&bytes))
+                        }
+                    }))
+                }
+            }),
+        )?,
+    )?;
+    let fs = Arc::clone(&host.file_system);
+    bindings.set(
+        "fsWrite",
+        Function::new(
+            ctx.clone(),
+            Async(move |path: String, text: String| {
+                let fs = Arc::clone(&fs);
+                async move {
+                    let written = blocking(move || fs.write(&path, text.as_bytes())).await;
+                    settle(written.map(|()| Value::Null))
+                }
+            }),
+        )?,
+    )?;
+    let fs = Arc::clone(&host.file_system);
+    bindings.set(
+        "fsList",
+        Function::new(
+            ctx.clone(),
+            Async(move |path: String| {
+                let fs = Arc::clone(&fs);
+                async move {
+                    let listed = blocking(move || fs.list(&path)).await;
+                    settle(listed.map(|entries| json!(entries)))
+                }
+            }),
+        )?,
+    )
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, FsError> + Send + 'static,
+) -> Result<T, FsError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|error| Err(FsError::new(format!("file operation failed: {error}"))))
+}
+
+fn settle(result: Result<Value, FsError>) -> String {
+    match result {
+        Ok(value) => json!({ "ok": value }),
+        Err(error) => json!({ "error": error.message, "code": error.code }),
+    }
+    .to_string()
+}
+
+fn log(module: &Path, level: &str, message: &str) {
+    let module = module.display();
+    match level {
+        "error" => tracing::error!(target: "toolhost_script::tool", %module, "{message}"),
+        "warn" => tracing::warn!(target: "toolhost_script::tool", %module, "{message}"),
+        "debug" => tracing::debug!(target: "toolhost_script::tool", %module, "{message}"),
+        "trace" => tracing::trace!(target: "toolhost_script::tool", %module, "{message}"),
+        _ => tracing::info!(target: "toolhost_script::tool", %module, "{message}"),
+    }
+}

@@ -1,0 +1,189 @@
+// `toolhost:api`: builds the host API a factory receives, loads the module's tools, and runs
+// their hooks for the Rust side. Every function Rust calls returns JSON text,
+// `{"ok": value}` or `{"error": "message"}`, so a tool's failure is a value, never a trap.
+import * as typeboxModule from "@sinclair/typebox";
+
+const { host, describe, abortError } = globalThis.__toolhost;
+const tools = [];
+
+const messageOf = (error) => {
+  if (error instanceof Error) return error.message || error.name || "Error";
+  if (typeof error === "string") return error;
+  return describe(error);
+};
+const ok = (value) => JSON.stringify({ ok: value === undefined ? null : value });
+const fail = (error) => JSON.stringify({ error: messageOf(error) });
+const settle = (json) => {
+  const result = JSON.parse(json);
+  if (result.error !== undefined) throw new Error(result.error);
+  return result.ok;
+};
+const logArgs = (args) => args.map(describe).join(" ");
+
+function makeUi() {
+  const request = async (kind, payload) => settle(await host.uiRequest(kind, JSON.stringify(payload)));
+  return Object.freeze({
+    notify: (message, level = "info") => { host.uiNotify(String(message), String(level)); },
+    setStatus: (key, text) => { host.uiNotify(`${key}: ${text ?? ""}`, "status"); },
+    confirm: (title, message) => request("confirm", { title, message }),
+    select: (title, options) => request("select", { title, options }),
+    input: (title, placeholder) => request("input", { title, placeholder }),
+  });
+}
+
+function makeApi(info) {
+  const typebox = Object.freeze({ ...typeboxModule.Type, ...typeboxModule });
+  const exec = async (command, args = [], options = {}) => {
+    const signal = options && options.signal;
+    if (signal && signal.aborted) return { stdout: "", stderr: "", code: null, killed: true };
+    const id = host.execId();
+    const onAbort = () => host.execCancel(id);
+    if (signal) signal.addEventListener("abort", onAbort);
+    try {
+      const request = { command: String(command), args: (args || []).map(String), cwd: options && options.cwd, timeout: options && options.timeout };
+      return settle(await host.exec(id, JSON.stringify(request)));
+    } finally {
+      if (signal) signal.removeEventListener("abort", onAbort);
+    }
+  };
+  const logger = Object.freeze({
+    debug: (...args) => host.log("debug", logArgs(args)),
+    info: (...args) => host.log("info", logArgs(args)),
+    warn: (...args) => host.log("warn", logArgs(args)),
+    error: (...args) => host.log("error", logArgs(args)),
+  });
+  const pendingActions = [];
+  const api = {
+    cwd: info.cwd,
+    exec,
+    ui: makeUi(),
+    logger,
+    typebox,
+    pi: Object.freeze({ version: info.version, toolNames: Object.freeze([...info.toolNames]), typebox }),
+    pushPendingAction(action) {
+      if (action === null || typeof action !== "object") throw new TypeError("pushPendingAction expects an action object");
+      pendingActions.push(action);
+      const { label, description, sourceToolName, details } = action;
+      host.pushPendingAction(JSON.stringify({ label, description, sourceToolName, details }));
+    },
+  };
+  Object.defineProperty(api, "hasUI", { get: () => host.hasUI(), enumerable: true });
+  return Object.freeze(api);
+}
+
+const toolSpec = (tool, index) => {
+  if (tool === null || typeof tool !== "object") throw new Error(`tool #${index + 1} is not an object: the factory must return a tool or an array of tools`);
+  if (typeof tool.name !== "string" || tool.name === "") throw new Error(`tool #${index + 1} has no name: give it a \`name\` string`);
+  if (typeof tool.execute !== "function") throw new Error(`tool '${tool.name}' has no execute function`);
+  return {
+    name: tool.name,
+    label: typeof tool.label === "string" && tool.label !== "" ? tool.label : tool.name,
+    description: typeof tool.description === "string" ? tool.description : "",
+    parameters: tool.parameters === undefined ? { type: "object", properties: {} } : JSON.parse(JSON.stringify(tool.parameters)),
+    hooks: {
+      onSession: typeof tool.onSession === "function",
+      renderCall: typeof tool.renderCall === "function",
+      renderResult: typeof tool.renderResult === "function",
+    },
+  };
+};
+
+async function loadTools(namespace, infoJson) {
+  try {
+    const factory = typeof namespace.default === "function" ? namespace.default : namespace.factory;
+    if (typeof factory !== "function") {
+      throw new Error("the module exports no factory: write `export default (api) => ({ name, description, parameters, execute })` (or export a function named `factory`)");
+    }
+    const produced = await factory(makeApi(JSON.parse(infoJson)));
+    const list = Array.isArray(produced) ? produced : [produced];
+    const specs = list.map(toolSpec);
+    tools.push(...list);
+    return ok(specs.map((spec, offset) => ({ ...spec, index: tools.length - list.length + offset })));
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+const contentBlock = (block, index) => {
+  if (typeof block === "string") return { type: "text", text: block };
+  if (block && block.type === "text") return { type: "text", text: String(block.text ?? "") };
+  if (block && block.type === "image") {
+    if (typeof block.data !== "string" || typeof block.mimeType !== "string") throw new Error(`content[${index}] is an image without base64 \`data\` and \`mimeType\``);
+    return { type: "image", data: block.data, mimeType: block.mimeType };
+  }
+  throw new Error(`content[${index}] is not {type: "text", text} or {type: "image", data, mimeType}`);
+};
+const normalizeResult = (result) => {
+  if (typeof result === "string") return { content: [{ type: "text", text: result }] };
+  if (result === null || typeof result !== "object" || !Array.isArray(result.content)) {
+    throw new Error("execute must return { content: [{ type: \"text\", text }], details? }");
+  }
+  return {
+    content: result.content.map(contentBlock),
+    details: result.details === undefined ? null : JSON.parse(JSON.stringify(result.details)),
+    isError: result.isError === true,
+  };
+};
+const normalizeUpdate = (update) => {
+  if (typeof update === "string") return { content: [{ type: "text", text: update }] };
+  const value = update ?? {};
+  return {
+    content: Array.isArray(value.content) ? value.content.map(contentBlock) : [],
+    details: value.details === undefined ? null : JSON.parse(JSON.stringify(value.details)),
+    progress: typeof value.progress === "number" ? value.progress : null,
+    total: typeof value.total === "number" ? value.total : null,
+  };
+};
+
+// Starts one call; returns { promise, abort } so that Rust can abort the signal later.
+function callExecute(index, callId, paramsJson, contextJson, sendUpdate, requestAbort) {
+  const tool = tools[index];
+  const controller = new AbortController();
+  const info = JSON.parse(contextJson);
+  const ctx = Object.freeze({
+    cwd: info.cwd,
+    sessionId: info.sessionId,
+    model: info.model,
+    get hasUI() { return host.hasUI(); },
+    abort: () => requestAbort(),
+  });
+  const onUpdate = (update) => { sendUpdate(JSON.stringify(normalizeUpdate(update))); };
+  const promise = (async () => {
+    try {
+      return ok(normalizeResult(await tool.execute(callId, JSON.parse(paramsJson), onUpdate, ctx, controller.signal)));
+    } catch (error) {
+      return fail(error);
+    }
+  })();
+  return { promise, abort: (reason) => controller.abort(abortError("AbortError", reason)) };
+}
+
+async function callSession(index, eventJson, contextJson) {
+  try {
+    const event = JSON.parse(eventJson);
+    await tools[index].onSession({ ...event, reason: event.type }, JSON.parse(contextJson));
+    return ok(null);
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+const renderedLines = (value) => {
+  if (typeof value === "string") return value.split("\n");
+  if (Array.isArray(value) && value.every((line) => typeof line === "string")) return value;
+  if (value && typeof value.render === "function") return renderedLines(value.render(80));
+  throw new Error("a render hook must return text or an array of lines");
+};
+function callRender(index, hook, argsJson) {
+  try {
+    const tool = tools[index];
+    const args = JSON.parse(argsJson);
+    const value = tool[hook](...args);
+    if (value && typeof value.then === "function") throw new Error(`${hook} must return its text synchronously, not a promise`);
+    return ok(renderedLines(value));
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender });

@@ -1,0 +1,218 @@
+//! [`ScriptTool`]: a JavaScript tool as a [`Tool`] of the registry. The pipeline validates and
+//! coerces its arguments, authorises, truncates and appends hints exactly as for a built-in
+//! (R36); this adapter only crosses into the engine.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolhost_core::{
+    SessionEvent, SessionInfo, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
+};
+
+use crate::engine::{CallEnd, Engine, Hooks, ToolDescriptor};
+
+/// Options a UI passes to `renderResult` (R5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Whether the result is shown expanded.
+    pub expanded: bool,
+    /// Whether the result is a partial one (an update while the tool runs).
+    pub is_partial: bool,
+    /// The frame of the UI's spinner, while the tool runs.
+    pub spinner_frame: Option<u32>,
+}
+
+/// What a UI draws for a call or a result (R5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rendering {
+    /// The tool's own lines, to be drawn in a box.
+    Custom(Vec<String>),
+    /// The default text rendering: the tool has no hook, or its hook failed (logged).
+    Default(String),
+}
+
+/// A tool defined by a JavaScript or TypeScript module.
+pub struct ScriptTool {
+    spec: ToolSpec,
+    index: u32,
+    hooks: Hooks,
+    engine: Arc<Engine>,
+}
+
+impl std::fmt::Debug for ScriptTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptTool")
+            .field("name", &self.spec.name)
+            .field("source", &self.source())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ScriptTool {
+    pub(crate) fn new(engine: Arc<Engine>, descriptor: ToolDescriptor) -> Self {
+        let spec = ToolSpec::new(descriptor.name, descriptor.description)
+            .with_label(descriptor.label)
+            .with_parameters(descriptor.parameters);
+        Self {
+            spec,
+            index: descriptor.index,
+            hooks: descriptor.hooks,
+            engine,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The module file that defines the tool.
+    pub fn source(&self) -> &Path {
+        self.engine.module()
+    }
+
+    /// Whether the tool has a `renderCall` or `renderResult` hook (a UI draws it in a box).
+    pub fn has_render_hooks(&self) -> bool {
+        self.hooks.render_call || self.hooks.render_result
+    }
+
+    /// The call as the tool draws it (`renderCall(args, theme)`), or the default rendering
+    /// when it has no hook or the hook fails (the failure is logged).
+    pub async fn render_call(&self, args: &Value, theme: &Value) -> Rendering {
+        let fallback = || Rendering::Default(format!("{} {}", self.spec.name, args));
+        if !self.hooks.render_call {
+            return fallback();
+        }
+        match self
+            .engine
+            .render(self.index, "renderCall", json!([args, theme]))
+            .await
+        {
+            Ok(lines) => Rendering::Custom(lines),
+            Err(message) => {
+                tracing::warn!(tool = %self.spec.name, "renderCall failed, using the default rendering: {message}");
+                fallback()
+            }
+        }
+    }
+
+    /// A result as the tool draws it (`renderResult(result, options, theme, args)`), or the
+    /// default rendering (its text) when it has no hook or the hook fails (logged).
+    pub async fn render_result(
+        &self,
+        result: &ToolOutput,
+        options: RenderOptions,
+        theme: &Value,
+        args: &Value,
+    ) -> Rendering {
+        let fallback = || Rendering::Default(result.joined_text());
+        if !self.hooks.render_result {
+            return fallback();
+        }
+        let result_json = json!({
+            "content": result.content,
+            "details": result.details,
+            "isError": result.is_error,
+        });
+        let options_json = json!({
+            "expanded": options.expanded,
+            "isPartial": options.is_partial,
+            "spinnerFrame": options.spinner_frame,
+        });
+        let hook_args = json!([result_json, options_json, theme, args]);
+        match self
+            .engine
+            .render(self.index, "renderResult", hook_args)
+            .await
+        {
+            Ok(lines) => Rendering::Custom(lines),
+            Err(message) => {
+                tracing::warn!(tool = %self.spec.name, "renderResult failed, using the default rendering: {message}");
+                fallback()
+            }
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for ScriptTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        // The call runs in its own task: when the pipeline drops this future (cancellation),
+        // the guard cancels the call, whose task aborts the tool's signal and ends by itself.
+        let cancel = ctx.cancellation().child_token();
+        let _guard = cancel.clone().drop_guard();
+        let engine = Arc::clone(&self.engine);
+        let index = self.index;
+        let task = tokio::spawn(async move { engine.execute(index, args, ctx, cancel).await });
+        let end = task.await.map_err(|error| {
+            ToolError::new(format!("Custom tool '{}' crashed: {error}", self.spec.name))
+        })?;
+        match end {
+            CallEnd::Settled(Ok(result)) => Ok(ToolOutput {
+                content: result.content,
+                details: result.details,
+                is_error: result.is_error,
+            }),
+            CallEnd::Settled(Err(message)) => Err(ToolError::new(message)),
+            CallEnd::TimedOut(limit) => Err(ToolError::new(format!(
+                "Custom tool '{}' was stopped after {} s, its time limit (an endless loop, or \
+                 work that never finishes?). Try smaller input, or ask the user to raise the limit.",
+                self.spec.name,
+                limit.as_secs_f64()
+            ))),
+            CallEnd::Cancelled(last_word) => Err(ToolError::new(match last_word {
+                Some(text) if !text.is_empty() => {
+                    format!("Custom tool '{}' was cancelled: {text}", self.spec.name)
+                }
+                _ => format!("Custom tool '{}' was cancelled.", self.spec.name),
+            })),
+        }
+    }
+
+    async fn on_session(
+        &self,
+        event: &SessionEvent,
+        session: &SessionInfo,
+    ) -> Result<(), ToolError> {
+        if !self.hooks.on_session {
+            return Ok(());
+        }
+        self.engine
+            .on_session(self.index, event, session)
+            .await
+            .map_err(|message| ToolError::new(format!("onSession failed: {message}")))
+    }
+}
+
+/// A loaded tool and the module it came from.
+#[derive(Clone, Debug)]
+pub struct LoadedTool {
+    /// The tool, ready to register (`Arc<ScriptTool>` coerces to `Arc<dyn Tool>`).
+    pub tool: Arc<ScriptTool>,
+    /// The path it was found at, before symlinks were resolved.
+    pub path: PathBuf,
+}
+
+/// Loads every tool of the module `entry` (canonical), confining its imports to `root`.
+pub(crate) async fn load_module(
+    host: Arc<crate::ScriptHost>,
+    entry: PathBuf,
+    root: PathBuf,
+) -> Result<Vec<Arc<ScriptTool>>, String> {
+    // Loading runs in its own task for the same reason calls do: nothing drops a half-run
+    // engine future.
+    let task = tokio::spawn(async move {
+        let (engine, descriptors) = Engine::load(host, entry, root).await?;
+        Ok(descriptors
+            .into_iter()
+            .map(|descriptor| Arc::new(ScriptTool::new(Arc::clone(&engine), descriptor)))
+            .collect())
+    });
+    task.await
+        .map_err(|error| format!("the engine crashed while loading: {error}"))?
+}
