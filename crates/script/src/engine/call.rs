@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolContext, ToolUpdate};
 
 use super::Engine;
-use super::errors::describe_error;
+use super::errors::{clear_stale_exception, describe_error};
 
 /// How a call ended, before it becomes a tool result.
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +116,7 @@ impl Engine {
         let context = context_json(&tool_ctx, &cwd);
         self.context
             .async_with(async move |js| {
+                clear_stale_exception(&js);
                 let (promise, abort) = match start_call(&js, index, params, context, &tool_ctx) {
                     Ok(started) => started,
                     Err(error) => {
@@ -135,8 +136,16 @@ impl Engine {
                     outcome = &mut settled => {
                         return match outcome {
                             Ok(json) => CallEnd::Settled(open(&json)),
-                            Err(_) if clock.expired() => CallEnd::TimedOut(limits.call_time_limit),
-                            Err(error) => CallEnd::Settled(Err(describe_error(&js, error))),
+                            Err(error) => {
+                                // Always caught, so that no exception stays pending in the
+                                // context for the next call to trip over.
+                                let message = describe_error(&js, error);
+                                if clock.expired() {
+                                    CallEnd::TimedOut(limits.call_time_limit)
+                                } else {
+                                    CallEnd::Settled(Err(message))
+                                }
+                            }
                         };
                     }
                     () = cancel.cancelled() => "the call was cancelled",
@@ -147,10 +156,14 @@ impl Engine {
                 drop(deadline);
                 let _grace = clock.enter(limits.abort_grace);
                 let _ = abort.call::<_, ()>((interrupted,));
-                let last_word = tokio::time::timeout(limits.abort_grace, &mut settled)
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
+                let last_word =
+                    match tokio::time::timeout(limits.abort_grace, &mut settled).await {
+                        Ok(Ok(json)) => Some(json),
+                        Ok(Err(error)) => {
+                            Some(json!({ "error": describe_error(&js, error) }).to_string())
+                        }
+                        Err(_) => None,
+                    }
                     .map(|json| match open::<ExecuteResult>(&json) {
                         Ok(result) => result
                             .content
@@ -188,6 +201,7 @@ impl Engine {
         let json = self
             .context
             .async_with(async move |js| {
+                clear_stale_exception(&js);
                 let run = async {
                     let api: Object = js.globals().get("__toolhost_api")?;
                     let call: Function = api.get("callSession")?;
@@ -201,7 +215,10 @@ impl Engine {
                 }
             })
             .await?;
-        open::<Value>(&json).map(|_| ())
+        // `{"ok": null}`: only an error matters.
+        let envelope: Envelope<Value> = serde_json::from_str(&json)
+            .map_err(|error| format!("the tool's answer could not be read: {error}"))?;
+        envelope.error.map_or(Ok(()), Err)
     }
 
     /// Runs a render hook (`renderCall` or `renderResult`) with these arguments; its lines.
@@ -216,6 +233,7 @@ impl Engine {
         let json = self
             .context
             .async_with(async move |js| {
+                clear_stale_exception(&js);
                 let run = || -> rquickjs::Result<String> {
                     let api: Object = js.globals().get("__toolhost_api")?;
                     let call: Function = api.get("callRender")?;

@@ -42,3 +42,12 @@ pub(crate) fn describe_value(value: &Value<'_>) -> String {
         .and_then(|text| text.to_string().ok())
         .unwrap_or_else(|| format!("{value:?}"))
 }
+
+/// Drops an exception left pending by work that nobody awaited (a job interrupted after its
+/// call had already ended), so that it cannot fail the next call.
+pub(crate) fn clear_stale_exception(ctx: &Ctx<'_>) {
+    if ctx.has_exception() {
+        let stale = ctx.catch();
+        tracing::debug!("dropped a stale exception: {}", describe_value(&stale));
+    }
+}
