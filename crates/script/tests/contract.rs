@@ -196,7 +196,8 @@ async fn modules_without_a_factory_or_with_invalid_tools_fail_to_load_with_the_r
     let host = support::host(dir.path());
     for (name, source, expected) in cases {
         let path = support::write(dir.path(), name, source);
-        let discovery = toolhost_script::load_custom_tools(&host, std::slice::from_ref(&path)).await;
+        let discovery =
+            toolhost_script::load_custom_tools(&host, std::slice::from_ref(&path)).await;
         assert!(discovery.tools.is_empty(), "{name}");
         assert_eq!(discovery.errors.len(), 1, "{name}");
         let error = &discovery.errors[0];
