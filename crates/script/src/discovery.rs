@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use crate::error::{LoadError, NameClash};
 use crate::host_api::ScriptHost;
-use crate::module_loader::existing_module;
+use crate::module_loader::{existing_module, normalize};
 use crate::tool::{LoadedTool, load_module};
 
 /// Extensions of files that are tool modules.
@@ -146,9 +146,9 @@ pub fn resolve_configured_path(path: &str, home: Option<&Path>, cwd: &Path) -> P
         _ => PathBuf::from(path),
     };
     if expanded.is_absolute() {
-        expanded
+        normalize(&expanded)
     } else {
-        cwd.join(expanded)
+        normalize(&cwd.join(expanded))
     }
 }
 
@@ -288,15 +288,28 @@ pub async fn discover_and_load_custom_tools(
     cwd: &Path,
     builtin_names: &[String],
 ) -> Discovery {
+    let (_, discovery) = crate::CustomTools::discover(
+        Arc::clone(host),
+        configured_paths.to_vec(),
+        cwd.to_path_buf(),
+        builtin_names.to_vec(),
+    )
+    .await;
+    discovery
+}
+
+/// The modules of R34's sources for this host, `configured_paths` and `cwd`, not yet loaded.
+pub(crate) fn discover_modules(
+    host: &ScriptHost,
+    configured_paths: &[String],
+    cwd: &Path,
+) -> (Vec<ModuleSource>, Vec<LoadError>) {
     let folders = provider_folders(host.home(), cwd);
     let explicit: Vec<PathBuf> = configured_paths
         .iter()
         .map(|path| resolve_configured_path(path, host.home(), cwd))
         .collect();
-    let (modules, errors) = find_modules(&folders, &explicit);
-    let mut discovery = load_modules(host, &modules, builtin_names).await;
-    discovery.errors.splice(0..0, errors);
-    discovery
+    find_modules(&folders, &explicit)
 }
 
 /// Loads the modules at `paths` (files or tool folders) in order, with no built-in names to

@@ -35,6 +35,7 @@ mod error;
 pub mod host_api;
 mod limits;
 mod module_loader;
+mod reload;
 mod tool;
 mod transpile;
 
@@ -51,5 +52,6 @@ pub use limits::{
     DEFAULT_ABORT_GRACE, DEFAULT_CALL_TIME_LIMIT, DEFAULT_HOOK_TIME_LIMIT, DEFAULT_LOAD_TIME_LIMIT,
     DEFAULT_MEMORY_LIMIT, ScriptLimits,
 };
+pub use reload::{CustomTools, ReloadReport, ToolWatcher, WATCH_DEBOUNCE};
 pub use tool::{LoadedTool, RenderOptions, Rendering, ScriptTool};
 pub use transpile::transpile_typescript;

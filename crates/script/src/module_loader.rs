@@ -113,7 +113,7 @@ pub(crate) fn existing_module(path: &Path) -> Option<PathBuf> {
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
