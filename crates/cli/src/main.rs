@@ -3,6 +3,7 @@
 mod approval;
 mod commands;
 mod registry;
+mod script_host;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,14 +87,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     };
     let permissions = Permissions::from_config(&config, &workspace, approver)?;
-    let registry = registry::build_registry(&workspace, &config, &permissions)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let (registry, sources) =
+        registry::build_registry(&workspace, &config, &permissions, &runtime)?;
     match cli.command {
         // The model sees the registry of the mode (plan: read-only tools); a direct call goes
         // to the whole registry so that the policy can say why a tool is refused.
-        Command::Tools(args) => commands::tools::run(&registry.for_mode(permissions.mode()), &args),
+        Command::Tools(args) => {
+            commands::tools::run(&registry.for_mode(permissions.mode()), &sources, &args)
+        }
         Command::Call(args) => runtime.block_on(commands::call::run(&registry, args)),
         Command::Config(command) => Ok(commands::config::run(&config, &command)),
         Command::Doctor => runtime.block_on(commands::doctor::run(&workspace, &registry)),

@@ -146,6 +146,9 @@ impl CustomTools {
     /// Discovers again; modules whose files did not change keep their engines (and state).
     pub async fn reload(&mut self) -> ReloadReport {
         let (sources, mut errors) = discover_modules(&self.host, &self.configured_paths, &self.cwd);
+        for error in &errors {
+            tracing::warn!("{error}");
+        }
         let mut previous: HashMap<PathBuf, LoadedModule> = self
             .modules
             .drain(..)
@@ -200,7 +203,11 @@ impl CustomTools {
                         }
                     }
                 }
-                Err(message) => errors.push(LoadError::new(&module.source.path, message.clone())),
+                Err(message) => {
+                    let error = LoadError::new(&module.source.path, message.clone());
+                    tracing::warn!("{error}");
+                    errors.push(error);
+                }
             }
         }
         let before: HashMap<&str, &LoadedTool> =

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use toolhost_core::{DefinitionFormat, Sensitivity, ToolRegistry};
 
+use crate::registry::CustomToolSources;
+
 /// Arguments of `toolhost tools`.
 #[derive(Debug, Args)]
 pub struct ToolsArgs {
@@ -28,10 +30,14 @@ enum ToolsFormat {
 }
 
 /// Prints the registry in the chosen format.
-pub fn run(registry: &ToolRegistry, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+pub fn run(
+    registry: &ToolRegistry,
+    sources: &CustomToolSources,
+    args: &ToolsArgs,
+) -> anyhow::Result<ExitCode> {
     let output = match args.format {
-        ToolsFormat::Table => table(registry),
-        ToolsFormat::Json => serde_json::to_string_pretty(&registry.specs())?,
+        ToolsFormat::Table => table(registry, sources),
+        ToolsFormat::Json => serde_json::to_string_pretty(&specs_with_sources(registry, sources)?)?,
         ToolsFormat::Openai => definitions(registry, DefinitionFormat::OpenAi)?,
         ToolsFormat::Anthropic => definitions(registry, DefinitionFormat::Anthropic)?,
         ToolsFormat::Mcp => definitions(registry, DefinitionFormat::Mcp)?,
@@ -46,12 +52,30 @@ fn definitions(registry: &ToolRegistry, format: DefinitionFormat) -> anyhow::Res
     )?)
 }
 
-fn table(registry: &ToolRegistry) -> String {
+/// Every spec as JSON; a custom tool's carries `"source"`, the module it came from.
+fn specs_with_sources(
+    registry: &ToolRegistry,
+    sources: &CustomToolSources,
+) -> anyhow::Result<Vec<serde_json::Value>> {
+    registry
+        .specs()
+        .into_iter()
+        .map(|spec| {
+            let mut value = serde_json::to_value(&spec)?;
+            if let (Some(source), Some(object)) = (sources.get(&spec.name), value.as_object_mut()) {
+                object.insert("source".to_owned(), source.display().to_string().into());
+            }
+            Ok(value)
+        })
+        .collect()
+}
+
+fn table(registry: &ToolRegistry, sources: &CustomToolSources) -> String {
     let specs = registry.specs();
     if specs.is_empty() {
         return "No tools are registered.".to_owned();
     }
-    let rows: Vec<[String; 4]> = specs
+    let rows: Vec<[String; 5]> = specs
         .iter()
         .map(|spec| {
             let asks = match spec.sensitivity {
@@ -60,16 +84,20 @@ fn table(registry: &ToolRegistry) -> String {
                 Sensitivity::Sensitive => "yes",
             };
             let summary = spec.description.lines().next().unwrap_or_default();
+            let source = sources
+                .get(&spec.name)
+                .map_or_else(|| "built-in".to_owned(), |path| path.display().to_string());
             [
                 spec.name.clone(),
                 spec.label.clone(),
                 asks.to_owned(),
+                source,
                 summary.to_owned(),
             ]
         })
         .collect();
-    let header = ["NAME", "LABEL", "ASKS", "DESCRIPTION"].map(str::to_owned);
-    let widths: Vec<usize> = (0..3)
+    let header = ["NAME", "LABEL", "ASKS", "SOURCE", "DESCRIPTION"].map(str::to_owned);
+    let widths: Vec<usize> = (0..4)
         .map(|column| {
             std::iter::once(&header)
                 .chain(&rows)
@@ -82,14 +110,16 @@ fn table(registry: &ToolRegistry) -> String {
         .chain(&rows)
         .map(|row| {
             format!(
-                "{:w0$}  {:w1$}  {:w2$}  {}",
+                "{:w0$}  {:w1$}  {:w2$}  {:w3$}  {}",
                 row[0],
                 row[1],
                 row[2],
                 row[3],
+                row[4],
                 w0 = widths[0],
                 w1 = widths[1],
-                w2 = widths[2]
+                w2 = widths[2],
+                w3 = widths[3]
             )
             .trim_end()
             .to_owned()

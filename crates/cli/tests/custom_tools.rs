@@ -1,0 +1,223 @@
+//! Custom tools through the real `toolhost` binary, with `HOME` in a temp folder: discovered
+//! modules are listed with their source and run with `call`; their `node:fs/promises` goes
+//! through the workspace and their `exec` through the same permissions as Bash.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    workspace: PathBuf,
+}
+
+fn write(path: &Path, content: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = root.join("home");
+    let workspace = root.join("ws");
+    write(
+        &home.join(".toolhost/tools/greet.ts"),
+        r#"
+        import { Type } from "@sinclair/typebox";
+        export default () => ({
+          name: "greet", label: "Greet", description: "Greets someone by name",
+          parameters: Type.Object({ name: Type.String() }),
+          async execute(_id: string, params: { name: string }) {
+            return { content: [{ type: "text", text: `Hello, ${params.name}!` }] };
+          },
+        });
+        "#,
+    );
+    write(
+        &workspace.join(".toolhost/tools/files.js"),
+        r#"
+        import { readFile, writeFile } from "node:fs/promises";
+        export default () => ({ name: "files", description: "Reads a file", async execute(_, p) {
+          if (p.write) await writeFile(p.path, p.write);
+          return { content: [{ type: "text", text: await readFile(p.path, "utf8") }] };
+        } });
+        "#,
+    );
+    write(
+        &workspace.join(".toolhost/tools/run.js"),
+        r#"
+        export default (api) => ({ name: "run", description: "Runs a program", async execute(_, p, u, ctx, signal) {
+          const r = await api.exec(p.command, p.args ?? [], { signal });
+          return { content: [{ type: "text", text: r.stdout.trim() }] };
+        } });
+        "#,
+    );
+    write(
+        &workspace.join(".toolhost/tools/broken.js"),
+        "export default (",
+    );
+    write(&workspace.join(".toolhost/tools/notes.md"), "# notes");
+    write(&workspace.join("inside.txt"), "inside the workspace");
+    write(&root.join("secret.txt"), "outside");
+    Setup {
+        _dir: dir,
+        home,
+        workspace,
+    }
+}
+
+fn toolhost(setup: &Setup) -> Command {
+    let mut command = Command::cargo_bin("toolhost").unwrap();
+    command
+        .env("HOME", &setup.home)
+        .arg("--workspace")
+        .arg(&setup.workspace);
+    command
+}
+
+#[test]
+fn tools_lists_custom_tools_with_their_source_and_reports_broken_modules() {
+    let setup = setup();
+    let output = toolhost(&setup).arg("tools").output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stdout.lines().next().unwrap().contains("SOURCE"),
+        "{stdout}"
+    );
+    let greet = stdout
+        .lines()
+        .find(|line| line.starts_with("greet"))
+        .unwrap();
+    assert!(
+        greet.contains(
+            &setup
+                .home
+                .join(".toolhost/tools/greet.ts")
+                .display()
+                .to_string()
+        ),
+        "{greet}"
+    );
+    assert!(greet.contains("Greets someone by name"), "{greet}");
+    let read = stdout
+        .lines()
+        .find(|line| line.starts_with("Read"))
+        .unwrap();
+    assert!(read.contains("built-in"), "{read}");
+    assert!(stdout.lines().any(|line| line.starts_with("files")));
+    assert!(stderr.contains("broken.js"), "{stderr}");
+    assert!(!stdout.contains("notes"), "{stdout}");
+
+    let json = toolhost(&setup)
+        .args(["tools", "--format", "json"])
+        .output()
+        .unwrap();
+    let specs: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let greet = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "greet")
+        .unwrap();
+    assert_eq!(
+        greet["source"],
+        setup
+            .home
+            .join(".toolhost/tools/greet.ts")
+            .display()
+            .to_string()
+    );
+    assert_eq!(greet["parameters"]["required"], serde_json::json!(["name"]));
+}
+
+#[test]
+fn call_runs_a_custom_tool_through_the_pipeline() {
+    let setup = setup();
+    toolhost(&setup)
+        .args(["call", "greet", r#"{"name":"Ada"}"#, "--yes"])
+        .assert()
+        .success()
+        .stdout("Hello, Ada!\n");
+    // Validation is the pipeline's, as for built-ins.
+    toolhost(&setup)
+        .args(["call", "greet", "{}", "--yes"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("name"));
+}
+
+#[test]
+fn node_fs_reads_and_writes_inside_the_workspace_only() {
+    let setup = setup();
+    toolhost(&setup)
+        .args(["call", "files", r#"{"path":"inside.txt"}"#, "--yes"])
+        .assert()
+        .success()
+        .stdout("inside the workspace\n");
+    toolhost(&setup)
+        .args([
+            "call",
+            "files",
+            r#"{"path":"new/out.txt","write":"written"}"#,
+            "--yes",
+        ])
+        .assert()
+        .success()
+        .stdout("written\n");
+    assert_eq!(
+        std::fs::read_to_string(setup.workspace.join("new/out.txt")).unwrap(),
+        "written"
+    );
+    toolhost(&setup)
+        .args(["call", "files", r#"{"path":"../secret.txt"}"#, "--yes"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("outside").and(predicate::str::contains("secret.txt")));
+}
+
+#[test]
+fn exec_asks_the_same_permissions_as_bash() {
+    let setup = setup();
+    toolhost(&setup)
+        .args([
+            "call",
+            "run",
+            r#"{"command":"echo","args":["hi there"]}"#,
+            "--yes",
+        ])
+        .assert()
+        .success()
+        .stdout("hi there\n");
+    // A deny rule for Bash refuses the same command line from a custom tool.
+    toolhost(&setup)
+        .args([
+            "--deny",
+            "Bash(echo:*)",
+            "call",
+            "run",
+            r#"{"command":"echo","args":["hi"]}"#,
+            "--yes",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("Bash(echo:*)"));
+    // The deny list holds whatever the mode.
+    toolhost(&setup)
+        .args([
+            "--mode",
+            "bypassPermissions",
+            "call",
+            "run",
+            r#"{"command":"rm","args":["-rf","/"]}"#,
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("Refused"));
+}
