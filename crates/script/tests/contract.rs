@@ -210,3 +210,23 @@ async fn modules_without_a_factory_or_with_invalid_tools_fail_to_load_with_the_r
         assert!(error.to_string().contains(name), "{error}");
     }
 }
+
+/// The examples in `examples/tools` load and run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_examples_load_and_run() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tools");
+    let host = toolhost_script::ScriptHost::builder(env!("CARGO_MANIFEST_DIR"))
+        .home(None)
+        .build();
+    let discovery = toolhost_script::load_custom_tools(&host, &[examples]).await;
+    assert!(discovery.errors.is_empty(), "{:?}", discovery.errors);
+    let registry = support::registry(&discovery);
+    assert_eq!(registry.names(), ["countdown", "git_files", "word_count"]);
+    let counted = call(&registry, "word_count", json!({"text": "one two\nthree"})).await;
+    assert_eq!(counted.text(), "lines: 2\nwords: 3\nchars: 13");
+    let countdown = call(&registry, "countdown", json!({"seconds": 1})).await;
+    assert_eq!(countdown.text(), "Lift-off!");
+    let files = call(&registry, "git_files", json!({"pattern": "src/lib.rs"})).await;
+    assert!(!files.is_error, "{}", files.text());
+    assert!(files.text().contains("src/lib.rs"), "{}", files.text());
+}
