@@ -29,6 +29,8 @@ enum Command {
     Tools(commands::tools::ToolsArgs),
     /// Run one tool call through the full pipeline and print its result.
     Call(commands::call::CallArgs),
+    /// Serve the registry as an MCP server (stdio by default, or Streamable HTTP).
+    Serve(commands::serve::ServeArgs),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -52,17 +54,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => std::env::current_dir()?,
     };
     let config = config::Config::load(cli.config.as_deref())?;
-    let registry = registry::build_registry(&workspace, &config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     match cli.command {
-        Command::Tools(args) => commands::tools::run(&registry, &args),
-        Command::Call(args) => runtime.block_on(commands::call::run(&registry, args)),
+        Command::Tools(args) => {
+            commands::tools::run(&registry::build_registry(&workspace, &config)?, &args)
+        }
+        Command::Call(args) => {
+            let registry = registry::build_registry(&workspace, &config)?;
+            runtime.block_on(commands::call::run(&registry, args))
+        }
+        Command::Serve(args) => runtime.block_on(commands::serve::run(&workspace, &config, args)),
     }
 }
 
-/// Logs go to stderr, so stdout carries only results (and, later, MCP messages).
+/// Logs go to stderr, so stdout carries only results and MCP messages.
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
