@@ -1,8 +1,11 @@
 //! Assembles the registry the CLI serves from the workspace and the configuration.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use anyhow::Context as _;
 use toolhost_core::{ToolRegistry, ToolRegistryBuilder};
+use toolhost_tools::{Workspace, filesystem_tools};
 
 use crate::config::Config;
 
@@ -13,12 +16,19 @@ pub fn build_registry(workspace: &Path, config: &Config) -> anyhow::Result<ToolR
 
 /// The same registry, built from `builder` (`toolhost serve` brings its own authorizer).
 pub fn build_registry_with(
-    _workspace: &Path,
+    workspace: &Path,
     config: &Config,
     mut builder: ToolRegistryBuilder,
 ) -> anyhow::Result<ToolRegistry> {
     if let Some(max_chars) = config.limits.max_result_chars {
         builder = builder.max_chars(max_chars);
     }
-    Ok(builder.build())
+    let registry = builder.build();
+    let workspace = Workspace::new(workspace)
+        .with_context(|| format!("cannot use {} as the workspace", workspace.display()))?;
+    let refused = registry.register_all(filesystem_tools(Arc::new(workspace)));
+    if let Some(error) = refused.into_iter().next() {
+        return Err(error.into());
+    }
+    Ok(registry)
 }

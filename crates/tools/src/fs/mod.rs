@@ -1,0 +1,64 @@
+//! The filesystem tools (R19–R21): one tool per file, each holding its parameters, its spec,
+//! its limits and its `execute`. Every path goes through [`Workspace::resolve`]; file work
+//! runs on the blocking pool so a large file never stalls the async runtime.
+
+mod atomic_write;
+mod edit;
+mod edit_match;
+mod glob;
+mod grep;
+mod line_seek;
+mod list_dir;
+mod read;
+mod text;
+mod walk;
+mod write;
+
+use std::sync::Arc;
+
+use toolhost_core::{Tool, ToolError};
+
+use crate::workspace::{Workspace, WorkspaceError};
+
+pub use atomic_write::{WriteOutcome, atomic_write};
+pub use edit::{Edit, EditLimits, EditParams, MAX_EDIT_FILE_BYTES, MAX_NORMALIZED_MATCH_BYTES};
+pub use glob::{Glob, GlobLimits, GlobParams, MAX_GLOB_RESULTS};
+pub use grep::{
+    Grep, GrepLimits, GrepOutputMode, GrepParams, MAX_GREP_LINE_CHARS, MAX_GREP_OUTPUT_LINES,
+};
+pub use list_dir::{ListDir, ListDirLimits, ListDirParams, MAX_LIST_DIR_ENTRIES};
+pub use read::{
+    DEFAULT_READ_LINE_LIMIT, MAX_IMAGE_BYTES, MAX_READ_LINE_CHARS, MAX_READ_OUTPUT_BYTES,
+    MAX_UNRANGED_READ_FILE_BYTES, Read, ReadLimits, ReadParams,
+};
+pub use write::{Write, WriteParams};
+
+/// The six filesystem tools on `workspace`, with default limits, in spec order: Read, Write,
+/// Edit, ListDir, Glob, Grep.
+pub fn filesystem_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(Read::new(workspace.clone())),
+        Arc::new(Write::new(workspace.clone())),
+        Arc::new(Edit::new(workspace.clone())),
+        Arc::new(ListDir::new(workspace.clone())),
+        Arc::new(Glob::new(workspace.clone())),
+        Arc::new(Grep::new(workspace)),
+    ]
+}
+
+impl From<WorkspaceError> for ToolError {
+    fn from(error: WorkspaceError) -> Self {
+        ToolError::new(error.to_string())
+    }
+}
+
+/// Runs file work on the blocking pool; a panic there becomes an error, never a crash.
+async fn blocking<T, F>(work: F) -> Result<T, ToolError>
+where
+    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| ToolError::new(format!("the file operation failed: {error}")))?
+}

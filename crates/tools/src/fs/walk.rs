@@ -1,0 +1,138 @@
+//! What Glob and Grep share: the walk (gitignore-aware, parallel) and the path patterns.
+//!
+//! The walk is `ignore`'s parallel walker with ripgrep's defaults: `.gitignore`, `.ignore` and
+//! `.git/info/exclude` honoured — also outside a git repository (`require_git(false)`) —,
+//! hidden files skipped unless asked for, symlinks not followed (so a walk never leaves the
+//! workspace through one).
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{WalkBuilder, WalkParallel};
+
+/// A glob matched against a file's name when it has no `/`, else against its path relative to
+/// the folder searched — the way `fd --glob` and most users read `*.rs` and `src/**/*.rs`.
+#[derive(Clone, Debug)]
+pub(crate) struct PathGlob {
+    matcher: GlobMatcher,
+    on_name: bool,
+    names_hidden: bool,
+}
+
+impl PathGlob {
+    /// Compiles `pattern`; the error is globset's, which quotes the pattern.
+    pub(crate) fn new(pattern: &str) -> Result<Self, globset::Error> {
+        let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+        let on_name = !pattern.contains('/');
+        let matcher = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()?
+            .compile_matcher();
+        let names_hidden = pattern
+            .split('/')
+            .any(|part| part.starts_with('.') && part != "." && part != "..");
+        Ok(Self {
+            matcher,
+            on_name,
+            names_hidden,
+        })
+    }
+
+    /// Whether the file at `relative` (to the searched folder) matches.
+    pub(crate) fn is_match(&self, relative: &Path) -> bool {
+        if self.on_name {
+            relative
+                .file_name()
+                .is_some_and(|name| self.matcher.is_match(name))
+        } else {
+            self.matcher.is_match(relative)
+        }
+    }
+
+    /// Whether the pattern names hidden files (`.env`, `.github/**`), so they must be walked.
+    pub(crate) fn names_hidden(&self) -> bool {
+        self.names_hidden
+    }
+}
+
+/// The literal folder a pattern starts with (`src/app` of `src/app/**/*.ts`), so a walk can
+/// start there instead of at the top.
+pub(crate) fn literal_prefix(pattern: &str) -> &str {
+    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    let Some(last_slash) = pattern.rfind('/') else {
+        return "";
+    };
+    let folders = &pattern[..last_slash];
+    let mut end = 0;
+    for (index, part) in folders.split('/').enumerate() {
+        if part.contains(['*', '?', '[', '{', '\\']) {
+            break;
+        }
+        end = if index == 0 {
+            part.len()
+        } else {
+            end + 1 + part.len()
+        };
+    }
+    &folders[..end]
+}
+
+/// A parallel walk of `root` with ripgrep's filters.
+pub(crate) fn parallel_walk(root: &Path, include_hidden: bool) -> WalkParallel {
+    WalkBuilder::new(root)
+        .hidden(!include_hidden)
+        .require_git(false)
+        .follow_links(false)
+        .threads(std::thread::available_parallelism().map_or(2, usize::from))
+        .build_parallel()
+}
+
+/// A walker thread's results, handed to the shared list when the thread's visitor is dropped,
+/// so threads do not contend on a lock per result.
+pub(crate) struct Collector<'a, T> {
+    pub(crate) items: Vec<T>,
+    shared: &'a Mutex<Vec<T>>,
+}
+
+impl<'a, T> Collector<'a, T> {
+    pub(crate) fn new(shared: &'a Mutex<Vec<T>>) -> Self {
+        Self {
+            items: Vec::new(),
+            shared,
+        }
+    }
+}
+
+impl<T> Drop for Collector<'_, T> {
+    fn drop(&mut self) {
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.append(&mut self.items);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefix_stops_at_the_first_glob() {
+        assert_eq!(literal_prefix("src/app/**/*.ts"), "src/app");
+        assert_eq!(literal_prefix("./src/*.rs"), "src");
+        assert_eq!(literal_prefix("**/*.rs"), "");
+        assert_eq!(literal_prefix("*.rs"), "");
+        assert_eq!(literal_prefix("a/b/c.txt"), "a/b");
+    }
+
+    #[test]
+    fn patterns_without_a_slash_match_names_anywhere() {
+        let glob = PathGlob::new("*.rs").unwrap();
+        assert!(glob.is_match(Path::new("deep/down/main.rs")));
+        let glob = PathGlob::new("src/*.rs").unwrap();
+        assert!(glob.is_match(Path::new("src/main.rs")));
+        assert!(!glob.is_match(Path::new("src/bin/main.rs")));
+        assert!(PathGlob::new(".github/**").unwrap().names_hidden());
+    }
+}

@@ -1,0 +1,88 @@
+//! `Write`: creates or replaces a file, atomically (R19).
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use toolhost_core::{
+    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+};
+
+use super::atomic_write::atomic_write;
+use super::blocking;
+use super::text::human_size;
+use crate::workspace::{Access, Workspace};
+
+/// Parameters of `Write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WriteParams {
+    /// The file to create or replace: relative to the workspace root, or absolute inside it.
+    /// Missing parent folders are created.
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+/// Writes a whole file: temp file in the same folder, fsync, rename.
+pub struct Write {
+    workspace: Arc<Workspace>,
+}
+
+impl Write {
+    /// `Write` on this workspace.
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        Self { workspace }
+    }
+}
+
+impl TypedTool for Write {
+    type Params = WriteParams;
+
+    fn describe(&self) -> ToolSpec {
+        ToolSpec::new(
+            "Write",
+            "Creates a file or replaces its whole content, atomically: the file holds either \
+             its old or its new content, never a mix. Missing parent folders are created and an \
+             existing file keeps its permissions. To change part of a file use Edit instead.",
+        )
+        .with_label("Write file")
+        .with_annotations(ToolAnnotations {
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
+        })
+        .with_sensitivity(Sensitivity::Edit)
+    }
+
+    async fn run(&self, params: WriteParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let workspace = self.workspace.clone();
+        blocking(move || {
+            let path = workspace.resolve(&params.path, Access::Write)?;
+            let content = params.content.as_bytes();
+            let outcome = atomic_write(&path, &[content])?;
+            let lines = bytecount::count(content, b'\n')
+                + usize::from(!content.is_empty() && !content.ends_with(b"\n"));
+            let verb = match outcome.previous_bytes {
+                None => "Created".to_owned(),
+                Some(previous) => format!("Replaced (was {})", human_size(previous)),
+            };
+            Ok(ToolOutput::text(format!(
+                "{verb} {}: {} line{}, {}.",
+                path.display(),
+                lines,
+                if lines == 1 { "" } else { "s" },
+                human_size(outcome.bytes)
+            ))
+            .with_details(json!({
+                "path": path.display(),
+                "created": outcome.created,
+                "bytes": outcome.bytes,
+                "previous_bytes": outcome.previous_bytes,
+                "lines": lines,
+            })))
+        })
+        .await
+    }
+}

@@ -1,0 +1,28 @@
+//! The built-in tools of toolhost, starting with the filesystem tools on a workspace sandbox.
+//!
+//! - [`workspace`]: the sandbox. A [`Workspace`] resolves every path a model gives into a
+//!   [`ResolvedPath`] (or refuses it with a message that says why and what to do instead);
+//!   tools can open nothing else.
+//! - [`fs`]: Read, Write, Edit, ListDir, Glob and Grep (SPEC R19–R21), one tool per file.
+//!   [`filesystem_tools`] returns all six, in spec order, ready for
+//!   [`ToolRegistry::register_all`](toolhost_core::ToolRegistry::register_all).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use toolhost_core::ToolRegistry;
+//! use toolhost_tools::{Workspace, filesystem_tools};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
+//! let registry = ToolRegistry::new();
+//! assert!(registry.register_all(filesystem_tools(workspace)).is_empty());
+//! assert_eq!(registry.names(), ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]);
+//! ```
+
+pub mod fs;
+pub mod workspace;
+
+pub use fs::filesystem_tools;
+pub use workspace::{
+    Access, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder, WorkspaceError,
+};
