@@ -29,6 +29,8 @@ enum Command {
     Tools(commands::tools::ToolsArgs),
     /// Run one tool call through the full pipeline and print its result.
     Call(commands::call::CallArgs),
+    /// Report what this machine and workspace support (sandbox, shell, temp folder, tools).
+    Doctor,
     /// Serve the registry as an MCP server (stdio by default, or Streamable HTTP).
     Serve(commands::serve::ServeArgs),
 }
@@ -57,14 +59,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    // `serve` builds its own registry, with the authorizer that asks MCP clients.
+    let build_registry = || registry::build_registry(&workspace, &config);
     match cli.command {
-        Command::Tools(args) => {
-            commands::tools::run(&registry::build_registry(&workspace, &config)?, &args)
-        }
-        Command::Call(args) => {
-            let registry = registry::build_registry(&workspace, &config)?;
-            runtime.block_on(commands::call::run(&registry, args))
-        }
+        Command::Tools(args) => commands::tools::run(&build_registry()?, &args),
+        Command::Call(args) => runtime.block_on(commands::call::run(&build_registry()?, args)),
+        Command::Doctor => runtime.block_on(commands::doctor::run(&workspace, &build_registry()?)),
         Command::Serve(args) => runtime.block_on(commands::serve::run(&workspace, &config, args)),
     }
 }

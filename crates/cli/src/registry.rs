@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use toolhost_core::{ToolRegistry, ToolRegistryBuilder};
-use toolhost_tools::{Workspace, filesystem_tools};
+use toolhost_tools::{BashSettings, Workspace, builtin_tools};
 
 use crate::config::Config;
 
@@ -26,7 +26,8 @@ pub fn build_registry_with(
     let registry = builder.build();
     let workspace = Workspace::new(workspace)
         .with_context(|| format!("cannot use {} as the workspace", workspace.display()))?;
-    let refused = registry.register_all(filesystem_tools(Arc::new(workspace)));
+    let refused =
+        registry.register_all(builtin_tools(Arc::new(workspace), BashSettings::default()));
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
     }

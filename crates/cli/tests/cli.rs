@@ -112,3 +112,33 @@ fn a_bad_flag_is_a_usage_error() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn doctor_reports_the_sandbox_the_shell_and_the_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = toolhost(dir.path())
+        .arg("doctor")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    let line = |name: &str| {
+        text.lines()
+            .find(|line| line.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no {name} line in:\n{text}"))
+            .to_owned()
+    };
+    // This project's machines run kernels with Landlock (see shared/CRATES.md).
+    assert!(
+        line("sandbox").starts_with("ok    sandbox    Landlock enforced"),
+        "{text}"
+    );
+    assert!(line("shell").contains("bash 5."), "{text}");
+    assert!(
+        line("tools").contains("Read, Write, Edit, ListDir, Glob, Grep, Bash"),
+        "{text}"
+    );
+    assert!(line("workspace").contains(&dir.path().canonicalize().unwrap().display().to_string()));
+}

@@ -13,7 +13,7 @@ fn toolhost(workspace: &std::path::Path) -> Command {
 }
 
 #[test]
-fn tools_lists_the_six_filesystem_tools() {
+fn tools_lists_the_filesystem_tools_then_bash() {
     let dir = tempfile::tempdir().unwrap();
     let output = toolhost(dir.path()).arg("tools").output().unwrap();
     assert!(output.status.success());
@@ -23,7 +23,10 @@ fn tools_lists_the_six_filesystem_tools() {
         .skip(1)
         .filter_map(|line| line.split_whitespace().next())
         .collect();
-    assert_eq!(names, ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]);
+    assert_eq!(
+        names,
+        ["Read", "Write", "Edit", "ListDir", "Glob", "Grep", "Bash"]
+    );
 }
 
 #[test]

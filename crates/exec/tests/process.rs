@@ -233,3 +233,17 @@ async fn program_and_args_are_passed_without_a_shell() -> anyhow::Result<()> {
     assert_eq!(outcome.stdout.text, "a b|$HOME|*|");
     Ok(())
 }
+
+#[tokio::test]
+async fn an_abandoned_run_takes_its_whole_process_tree_with_it() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let marker = dir.path().join("survivor");
+    let command = format!("(sleep 1; touch {}) & sleep 60", marker.display());
+    // The caller gives up on the run (drops its future) instead of cancelling it.
+    let abandoned =
+        tokio::time::timeout(Duration::from_millis(300), ProcessSpec::bash(command).run()).await;
+    assert!(abandoned.is_err(), "the run should still have been going");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(!marker.exists(), "a grandchild outlived the abandoned run");
+    Ok(())
+}

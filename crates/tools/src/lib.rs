@@ -1,4 +1,4 @@
-//! The built-in tools of toolhost, starting with the filesystem tools on a workspace sandbox.
+//! The built-in tools of toolhost: the filesystem tools on a workspace sandbox, and Bash.
 //!
 //! - [`workspace`]: the sandbox. A [`Workspace`] resolves every path a model gives into a
 //!   [`ResolvedPath`] (or refuses it with a message that says why and what to do instead);
@@ -6,6 +6,9 @@
 //! - [`fs`]: Read, Write, Edit, ListDir, Glob and Grep (SPEC R19–R21), one tool per file.
 //!   [`filesystem_tools`] returns all six, in spec order, ready for
 //!   [`ToolRegistry::register_all`](toolhost_core::ToolRegistry::register_all).
+//! - [`shell`]: Bash (SPEC R22), on the process helper, command policy and sandbox of
+//!   `toolhost-exec`.
+//! - [`builtin_tools`] returns every built-in tool of this crate in spec order (R9).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -20,9 +23,23 @@
 //! ```
 
 pub mod fs;
+pub mod shell;
 pub mod workspace;
 
+use std::sync::Arc;
+
+use toolhost_core::Tool;
+
 pub use fs::filesystem_tools;
+pub use shell::{Bash, BashParams, BashSettings, ShellSandbox};
 pub use workspace::{
     Access, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder, WorkspaceError,
 };
+
+/// Every built-in tool of this crate on `workspace`, in spec order (R9): the filesystem tools,
+/// then Bash.
+pub fn builtin_tools(workspace: Arc<Workspace>, bash: BashSettings) -> Vec<Arc<dyn Tool>> {
+    let mut tools = filesystem_tools(Arc::clone(&workspace));
+    tools.push(Arc::new(Bash::with_settings(workspace, bash)));
+    tools
+}

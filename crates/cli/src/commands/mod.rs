@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
 pub mod call;
+pub mod doctor;
 pub mod serve;
 pub mod tools;

@@ -23,7 +23,33 @@ pub(crate) struct ProcessGroup {
     id: Pid,
 }
 
+/// Kills a process group when dropped, unless disarmed first.
+#[derive(Debug)]
+pub(crate) struct KillGroupOnDrop {
+    group: Option<ProcessGroup>,
+}
+
+impl KillGroupOnDrop {
+    /// The run finished normally and stops the group itself.
+    pub(crate) fn disarm(mut self) {
+        self.group = None;
+    }
+}
+
+impl Drop for KillGroupOnDrop {
+    fn drop(&mut self) {
+        if let Some(group) = self.group.take() {
+            group.signal(Signal::SIGKILL);
+        }
+    }
+}
+
 impl ProcessGroup {
+    /// A guard that SIGKILLs the whole group if the run is abandoned.
+    pub(crate) fn kill_on_drop(self) -> KillGroupOnDrop {
+        KillGroupOnDrop { group: Some(self) }
+    }
+
     pub(crate) fn led_by(child: &Child) -> Option<Self> {
         let pid = i32::try_from(child.id()?).ok()?;
         Some(Self {

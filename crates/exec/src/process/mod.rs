@@ -331,6 +331,9 @@ impl ProcessSpec {
             source,
         })?;
         let group = ProcessGroup::led_by(&child);
+        // If this future is dropped mid-run (its caller gave up on it), the whole tree dies
+        // with it rather than lingering: `kill_on_drop` alone reaches only the leader.
+        let drop_guard = group.map(ProcessGroup::kill_on_drop);
         let stop_reading = CancellationToken::new();
         let mut reader = tokio::spawn(collect_output(
             child.stdout.take(),
@@ -352,6 +355,10 @@ impl ProcessSpec {
             () = sleep_until(self.timeout.map(|timeout| started + timeout)) => Ok(Termination::TimedOut),
             () = self.cancel.cancelled() => Ok(Termination::Cancelled),
         };
+        // From here the run stops the group itself, in order (TERM, grace, KILL).
+        if let Some(guard) = drop_guard {
+            guard.disarm();
+        }
         let (status, termination) = match (stop, group) {
             (Err(status), group) => {
                 if let (Some(group), LeftoverProcesses::Terminate) = (group, self.leftovers) {

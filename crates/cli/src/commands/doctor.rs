@@ -1,0 +1,156 @@
+//! `toolhost doctor`: what this machine and workspace support, in one screen.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use toolhost_core::ToolRegistry;
+use toolhost_exec::{ProcessSpec, SandboxStatus, sandbox_support};
+
+/// How one check came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+struct Check {
+    status: Status,
+    name: &'static str,
+    detail: String,
+}
+
+/// Runs every check and prints one line each; exit status 1 when a check failed.
+pub async fn run(workspace: &Path, registry: &ToolRegistry) -> anyhow::Result<ExitCode> {
+    let checks = vec![
+        Check {
+            status: Status::Ok,
+            name: "toolhost",
+            detail: format!("version {}", env!("CARGO_PKG_VERSION")),
+        },
+        workspace_check(workspace),
+        sandbox_check(),
+        shell_check().await,
+        temp_folder_check(),
+        Check {
+            status: if registry.is_empty() {
+                Status::Fail
+            } else {
+                Status::Ok
+            },
+            name: "tools",
+            detail: format!(
+                "{} registered: {}",
+                registry.len(),
+                registry.names().join(", ")
+            ),
+        },
+    ];
+    for check in &checks {
+        let label = match check.status {
+            Status::Ok => "ok  ",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+        };
+        println!("{label}  {:<10} {}", check.name, check.detail);
+    }
+    Ok(if checks.iter().any(|check| check.status == Status::Fail) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn workspace_check(workspace: &Path) -> Check {
+    let (status, detail) = match workspace.canonicalize() {
+        Ok(root) => match std::fs::metadata(&root) {
+            Ok(meta) if meta.permissions().readonly() => {
+                (Status::Warn, format!("{} (read-only)", root.display()))
+            }
+            Ok(_) => (Status::Ok, root.display().to_string()),
+            Err(error) => (Status::Fail, format!("{}: {error}", root.display())),
+        },
+        Err(error) => (Status::Fail, format!("{}: {error}", workspace.display())),
+    };
+    Check {
+        status,
+        name: "workspace",
+        detail,
+    }
+}
+
+fn sandbox_check() -> Check {
+    let (status, detail) = match sandbox_support() {
+        SandboxStatus::Enforced => (
+            Status::Ok,
+            "Landlock enforced: Bash writes only to the workspace and the temp folder".to_owned(),
+        ),
+        SandboxStatus::PartiallyEnforced => (
+            Status::Warn,
+            "Landlock partly supported by this kernel: some restrictions are not enforced"
+                .to_owned(),
+        ),
+        SandboxStatus::Unavailable { reason } => (
+            Status::Warn,
+            format!("no OS sandbox ({reason}): Bash relies on the command policy alone"),
+        ),
+        SandboxStatus::Off => (Status::Warn, "off".to_owned()),
+    };
+    Check {
+        status,
+        name: "sandbox",
+        detail,
+    }
+}
+
+async fn shell_check() -> Check {
+    let outcome = ProcessSpec::new("bash")
+        .args(["-c", "echo \"$BASH_VERSION\""])
+        .timeout(std::time::Duration::from_secs(10))
+        .run()
+        .await;
+    let (status, detail) = match outcome {
+        Ok(outcome) if outcome.success() => {
+            (Status::Ok, format!("bash {}", outcome.stdout.text.trim()))
+        }
+        Ok(outcome) => (
+            Status::Fail,
+            format!(
+                "bash exited with {:?}: {}",
+                outcome.exit_code,
+                outcome.stderr.text.trim()
+            ),
+        ),
+        Err(error) => (Status::Fail, format!("bash cannot run: {error}")),
+    };
+    Check {
+        status,
+        name: "shell",
+        detail,
+    }
+}
+
+fn temp_folder_check() -> Check {
+    let temp = std::env::temp_dir();
+    let (status, detail) = match tempfile_probe(&temp) {
+        Ok(()) => (
+            Status::Ok,
+            format!(
+                "{} is writable (full command outputs go here)",
+                temp.display()
+            ),
+        ),
+        Err(error) => (Status::Fail, format!("{}: {error}", temp.display())),
+    };
+    Check {
+        status,
+        name: "temp",
+        detail,
+    }
+}
+
+fn tempfile_probe(folder: &Path) -> std::io::Result<()> {
+    let probe = folder.join(format!("toolhost-doctor-{}", std::process::id()));
+    std::fs::write(&probe, b"probe")?;
+    std::fs::remove_file(&probe)
+}

@@ -1,0 +1,320 @@
+//! Bash (R22): runs a shell command in the workspace, through the command policy, the process
+//! helper and the OS sandbox of `toolhost-exec`.
+//!
+//! What a model gets back is what it needs to carry on: the combined output (head and tail
+//! kept within [`BASH_OUTPUT_CAP`], the whole output in a file whose path is given), the exit
+//! code, and in words why a command was refused, timed out or was cancelled.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolhost_core::{
+    PermissionSubject, ShellSubject, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec,
+    ToolUpdate, TypedTool,
+};
+use toolhost_exec::{
+    CommandAnalysis, CommandPolicy, OutputChunk, ProcessOutcome, ProcessSpec, RiskKind,
+    SandboxPolicy, SandboxStatus, Termination, Verdict,
+};
+
+use crate::workspace::Workspace;
+
+/// Default time a command may run (R22: 2 minutes, `exec_timeout`).
+pub const DEFAULT_BASH_TIMEOUT: Duration = Duration::from_secs(120);
+/// The longest timeout a call may ask for.
+pub const MAX_BASH_TIMEOUT: Duration = Duration::from_secs(600);
+/// Output kept in the result (R22: 100 KB, head and tail); the rest is in the full-output file.
+pub const BASH_OUTPUT_CAP: usize = 100 * 1024;
+
+/// Whether and how commands are sandboxed by the kernel (R38).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShellSandbox {
+    /// Read everywhere, write nowhere.
+    ReadOnly,
+    /// Write only to the workspace and the temp folder (the default).
+    #[default]
+    WorkspaceWrite,
+    /// No kernel sandbox: the command policy alone.
+    Off,
+}
+
+/// The Bash tool's limits and sandbox, each overridable by configuration (R42).
+#[derive(Clone, Debug)]
+pub struct BashSettings {
+    /// Timeout when the call gives none.
+    pub default_timeout: Duration,
+    /// The largest timeout a call may ask for.
+    pub max_timeout: Duration,
+    /// Bytes of output kept in the result.
+    pub output_cap: usize,
+    /// The kernel sandbox.
+    pub sandbox: ShellSandbox,
+    /// Where full outputs are kept: the session's temp folder.
+    pub output_dir: PathBuf,
+}
+
+impl Default for BashSettings {
+    fn default() -> Self {
+        Self {
+            default_timeout: DEFAULT_BASH_TIMEOUT,
+            max_timeout: MAX_BASH_TIMEOUT,
+            output_cap: BASH_OUTPUT_CAP,
+            sandbox: ShellSandbox::default(),
+            output_dir: std::env::temp_dir().join(format!("toolhost-{}", std::process::id())),
+        }
+    }
+}
+
+/// Parameters of Bash.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BashParams {
+    /// The command to run with `bash -c`, in the workspace root. Use `&&` to chain commands;
+    /// avoid interactive programs (there is no standard input).
+    pub command: String,
+    /// Timeout in seconds (default 120, at most 600).
+    #[schemars(range(min = 1, max = 600))]
+    pub timeout: Option<u64>,
+    /// What the command does, in 5–10 words, for the person watching.
+    pub description: Option<String>,
+}
+
+/// The Bash tool.
+pub struct Bash {
+    workspace: Arc<Workspace>,
+    policy: CommandPolicy,
+    settings: BashSettings,
+    runs: AtomicU64,
+}
+
+impl Bash {
+    /// Bash in `workspace` with default settings.
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        Self::with_settings(workspace, BashSettings::default())
+    }
+
+    /// Bash in `workspace` with these settings.
+    pub fn with_settings(workspace: Arc<Workspace>, settings: BashSettings) -> Self {
+        Self {
+            policy: CommandPolicy::new(workspace.root()),
+            workspace,
+            settings,
+            runs: AtomicU64::new(0),
+        }
+    }
+
+    fn sandbox_policy(&self) -> SandboxPolicy {
+        match self.settings.sandbox {
+            ShellSandbox::Off => SandboxPolicy::Off,
+            ShellSandbox::ReadOnly => SandboxPolicy::ReadOnly {
+                network: toolhost_exec::NetworkAccess::Allowed,
+            },
+            ShellSandbox::WorkspaceWrite => SandboxPolicy::workspace_write(self.workspace.root()),
+        }
+    }
+
+    fn timeout_for(&self, params: &BashParams) -> Duration {
+        params
+            .timeout
+            .map_or(self.settings.default_timeout, Duration::from_secs)
+            .min(self.settings.max_timeout)
+    }
+}
+
+impl TypedTool for Bash {
+    type Params = BashParams;
+
+    fn describe(&self) -> ToolSpec {
+        ToolSpec::new(
+            "Bash",
+            "Runs a bash command in the workspace and returns its combined stdout and stderr \
+             with the exit code. Output over 100 KB keeps its beginning and end; the whole \
+             output is saved to a file whose path is given. Commands on the deny list (such as \
+             `rm -rf /`) are refused. Default timeout 120 s, at most 600 s.",
+        )
+        .with_label("Run shell command")
+        .with_annotations(ToolAnnotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        })
+    }
+
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        let command = args
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        PermissionSubject::Shell(shell_subject(&self.policy.analyze(command)))
+    }
+
+    async fn run(&self, params: BashParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        if params.command.trim().is_empty() {
+            return Err(ToolError::new(
+                "The command is empty: give the shell command to run in `command`.",
+            ));
+        }
+        let analysis = self.policy.analyze(&params.command);
+        if let Verdict::Denied { reason, .. } = &analysis.verdict {
+            return Err(ToolError::new(format!(
+                "Refused: {reason}. This command is on toolhost's deny list and never runs; \
+                 do the task another way, limited to the workspace."
+            ))
+            .with_details(json!({ "denied": reason })));
+        }
+        std::fs::create_dir_all(&self.settings.output_dir).map_err(|error| {
+            ToolError::new(format!(
+                "Cannot create the folder for command output {}: {error}",
+                self.settings.output_dir.display()
+            ))
+        })?;
+        let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        let output_file = self.settings.output_dir.join(format!("bash-{run}.log"));
+        let timeout = self.timeout_for(&params);
+
+        let mut spec = ProcessSpec::bash(&params.command)
+            .working_dir(self.workspace.root())
+            .timeout(timeout)
+            .cancellation(ctx.cancellation().clone())
+            .output_cap(self.settings.output_cap)
+            .full_output_file(&output_file)
+            .sandbox(self.sandbox_policy());
+        if ctx.wants_updates() {
+            let updates = ctx.clone();
+            spec = spec.on_output(move |chunk: OutputChunk| {
+                updates.on_update(ToolUpdate::text(String::from_utf8_lossy(&chunk.bytes)));
+            });
+        }
+        let outcome = spec.run().await.map_err(|error| {
+            ToolError::new(format!("The command could not be started: {error}"))
+        })?;
+
+        // The full output is only worth keeping when the result had to leave part of it out.
+        let full_output = if outcome.combined.is_truncated() {
+            Some(output_file)
+        } else {
+            let _ = std::fs::remove_file(&output_file);
+            None
+        };
+        Ok(render_outcome(&analysis, &outcome, timeout, full_output))
+    }
+}
+
+fn render_outcome(
+    analysis: &CommandAnalysis,
+    outcome: &ProcessOutcome,
+    timeout: Duration,
+    full_output: Option<PathBuf>,
+) -> ToolOutput {
+    let mut text = String::new();
+    for warning in &analysis.warnings {
+        let _ = writeln!(text, "[warning: {}]", warning.message);
+    }
+    text.push_str(&outcome.combined.text);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let seconds = outcome.duration.as_secs_f64();
+    let (status, is_error) = match outcome.termination {
+        Termination::TimedOut => (
+            format!(
+                "[timed out: the command was stopped after {} s. Run it with a larger `timeout` \
+                 (at most {} s), make it faster, or run it in the background with its output \
+                 sent to a file]",
+                timeout.as_secs(),
+                MAX_BASH_TIMEOUT.as_secs()
+            ),
+            true,
+        ),
+        Termination::Cancelled => ("[cancelled: the command was stopped]".to_owned(), true),
+        Termination::Exited => match (outcome.exit_code, outcome.signal) {
+            (Some(0), _) => (format!("[exit code 0 after {seconds:.1} s]"), false),
+            (Some(code), _) => (format!("[exit code {code} after {seconds:.1} s]"), true),
+            (None, Some(signal)) => (
+                format!("[killed by signal {signal} after {seconds:.1} s]"),
+                true,
+            ),
+            (None, None) => (format!("[ended after {seconds:.1} s]"), true),
+        },
+    };
+    text.push_str(&status);
+    if let Some(path) = &full_output {
+        let _ = write!(text, "\n[full output: {}]", path.display());
+    }
+    let details = json!({
+        "exit_code": outcome.exit_code,
+        "signal": outcome.signal,
+        "termination": match outcome.termination {
+            Termination::Exited => "exited",
+            Termination::TimedOut => "timed_out",
+            Termination::Cancelled => "cancelled",
+        },
+        "duration_ms": u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        "truncated": outcome.combined.is_truncated(),
+        "total_bytes": outcome.combined.total_bytes,
+        "full_output_path": full_output,
+        "warnings": analysis.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+        "sandbox": sandbox_label(&outcome.sandbox),
+    });
+    ToolOutput {
+        is_error,
+        ..ToolOutput::text(text).with_details(details)
+    }
+}
+
+fn sandbox_label(status: &SandboxStatus) -> String {
+    match status {
+        SandboxStatus::Off => "off".to_owned(),
+        SandboxStatus::Enforced => "enforced".to_owned(),
+        SandboxStatus::PartiallyEnforced => "partially enforced".to_owned(),
+        SandboxStatus::Unavailable { reason } => format!("unavailable: {reason}"),
+    }
+}
+
+/// The policy's analysis in the shape permission rules match: one argv per simple command.
+/// A command with a word only known at run time, or with variable assignments, makes the
+/// analysis partial, so that a prefix rule can never auto-allow it.
+fn shell_subject(analysis: &CommandAnalysis) -> ShellSubject {
+    let mut fully_analysed = !analysis
+        .warnings
+        .iter()
+        .any(|warning| warning.kind == RiskKind::Unparsed);
+    let commands = analysis
+        .commands
+        .iter()
+        .map(|command| {
+            if !command.assignments.is_empty() || command.argv().is_none() {
+                fully_analysed = false;
+            }
+            command
+                .words
+                .iter()
+                .map(|word| word.text().to_owned())
+                .collect()
+        })
+        .collect();
+    ShellSubject {
+        commands,
+        fully_analysed,
+        denied: match &analysis.verdict {
+            Verdict::Denied { reason, .. } => Some(reason.clone()),
+            Verdict::Risky | Verdict::Ordinary => None,
+        },
+        warnings: analysis
+            .warnings
+            .iter()
+            .map(|w| w.message.clone())
+            .collect(),
+        outside_workspace: analysis
+            .outside_workspace
+            .iter()
+            .map(|path| path.resolved.display().to_string())
+            .collect(),
+    }
+}
