@@ -24,6 +24,7 @@ from pathlib import Path
 
 import anyio
 import mcp_types as types
+from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -182,6 +183,22 @@ async def tool_calls(binary: str, transport: str, workspace: Path, url: str | No
         check(not (workspace / "refused.txt").exists(), "the refused call wrote nothing")
 
 
+async def modern_protocol(binary: str, transport: str, workspace: Path, url: str | None) -> None:
+    """The SDK's default `Client` probes `server/discover` and speaks the stateless 2026-07-28."""
+    if transport == "stdio":
+        server = StdioServerParameters(command=binary, args=["--workspace", str(workspace), "serve"])
+    else:
+        server = url
+    async with Client(server) as client:
+        check(client.protocol_version == "2026-07-28", f"{transport}: server/discover negotiates 2026-07-28", client.protocol_version)
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        check(set(FS_TOOLS) <= tools, "2026-07-28: every filesystem tool is listed", tools)
+        result = await client.call_tool("Read", {"path": "notes/hello.txt"})
+        check(not result.is_error and "hello there" in text_of(result), "2026-07-28: Read returns the content", text_of(result))
+        result = await client.call_tool("Read", {})
+        check(result.is_error and "path" in text_of(result), "2026-07-28: bad arguments name the parameter", text_of(result))
+
+
 def process_alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -237,9 +254,11 @@ async def main(binary: str, transport: str) -> None:
         workspace = Path(directory)
         if transport == "stdio":
             await tool_calls(binary, transport, workspace, None)
+            await modern_protocol(binary, transport, workspace, None)
         else:
             with http_server(binary, workspace) as url:
                 await tool_calls(binary, transport, workspace, url)
+                await modern_protocol(binary, transport, workspace, url)
             http_safety(binary, workspace)
     print(f"python sdk over {transport}: all checks passed", flush=True)
 

@@ -204,7 +204,8 @@ impl Authorizer for RefuseUnconfirmed {
         Authorization::Deny {
             reason: format!(
                 "'{}' needs the user's confirmation, and this MCP client cannot ask for it (it \
-                 does not support elicitation). Do not retry: tell the user that they can allow \
+                 declared no elicitation support, or uses the stateless 2026-07-28 protocol, over \
+                 which the server cannot ask). Do not retry: tell the user that they can allow \
                  such calls by restarting the server as `toolhost serve --yes`, or by using an \
                  MCP client that supports elicitation.",
                 request.spec.name
