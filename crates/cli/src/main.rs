@@ -56,16 +56,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => std::env::current_dir()?,
     };
     let config = config::Config::load(cli.config.as_deref())?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    // `serve` builds its own registry, with the authorizer that asks MCP clients.
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    };
+    // `serve` builds its own registry, with the authorizer that asks MCP clients, and its own
+    // runtime.
     let build_registry = || registry::build_registry(&workspace, &config);
     match cli.command {
         Command::Tools(args) => commands::tools::run(&build_registry()?, &args),
-        Command::Call(args) => runtime.block_on(commands::call::run(&build_registry()?, args)),
-        Command::Doctor => runtime.block_on(commands::doctor::run(&workspace, &build_registry()?)),
-        Command::Serve(args) => runtime.block_on(commands::serve::run(&workspace, &config, args)),
+        Command::Call(args) => runtime()?.block_on(commands::call::run(&build_registry()?, args)),
+        Command::Doctor => {
+            runtime()?.block_on(commands::doctor::run(&workspace, &build_registry()?))
+        }
+        Command::Serve(args) => commands::serve::run(&workspace, &config, args),
     }
 }
 
