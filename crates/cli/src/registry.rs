@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolhost_agent::{Config, Permissions};
 use toolhost_core::ToolRegistry;
-use toolhost_tools::{BashSettings, Workspace, builtin_tools};
+use toolhost_tools::{Workspace, builtin_tools};
 
 /// The registry for this workspace: every built-in tool, with the configured limits and the
 /// permission system.
@@ -22,8 +22,10 @@ pub fn build_registry(
     let registry = builder.build();
     let workspace = Workspace::new(workspace)
         .with_context(|| format!("cannot use {} as the workspace", workspace.display()))?;
-    let refused =
-        registry.register_all(builtin_tools(Arc::new(workspace), BashSettings::default()));
+    let refused = registry.register_all(builtin_tools(
+        Arc::new(workspace),
+        config.shell.bash_settings(),
+    ));
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
     }
