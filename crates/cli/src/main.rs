@@ -1,13 +1,17 @@
 //! The `toolhost` command: list and call tools through the one pipeline.
 
+mod approval;
 mod commands;
-mod config;
 mod registry;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use toolhost_agent::{Config, ConfigSources, Overrides, Permissions};
+use toolhost_core::ToolRegistry;
+use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
 /// The tool system for LLM agents: list, call and serve sandboxed tools.
 #[derive(Debug, Parser)]
@@ -16,9 +20,19 @@ struct Cli {
     /// The workspace the tools work in (default: the current folder).
     #[arg(long, global = true, value_name = "DIR")]
     workspace: Option<PathBuf>,
-    /// A configuration file (TOML) to read.
+    /// A configuration file (TOML) read after ~/.toolhost/config.toml,
+    /// .toolhost/config.toml and .toolhost/config.local.toml.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// The permission mode: default, acceptEdits, plan or bypassPermissions.
+    #[arg(long, global = true, value_name = "MODE")]
+    mode: Option<PermissionMode>,
+    /// Allow calls matching a rule without asking, e.g. 'Bash(git status:*)' (repeatable).
+    #[arg(long, global = true, value_name = "RULE")]
+    allow: Vec<String>,
+    /// Refuse calls matching a rule, e.g. 'Bash(rm:*)' (repeatable).
+    #[arg(long, global = true, value_name = "RULE")]
+    deny: Vec<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -29,6 +43,9 @@ enum Command {
     Tools(commands::tools::ToolsArgs),
     /// Run one tool call through the full pipeline and print its result.
     Call(commands::call::CallArgs),
+    /// Inspect the configuration.
+    #[command(subcommand)]
+    Config(commands::config::ConfigCommand),
     /// Report what this machine and workspace support (sandbox, shell, temp folder, tools).
     Doctor,
     /// Serve the registry as an MCP server (stdio by default, or Streamable HTTP).
@@ -55,20 +72,46 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
-    let config = config::Config::load(cli.config.as_deref())?;
+    let config = Config::load(&ConfigSources {
+        home: std::env::var_os("HOME").map(PathBuf::from),
+        workspace: workspace.clone(),
+        extra_file: cli.config,
+        overrides: Overrides {
+            mode: cli.mode,
+            allow: cli.allow,
+            deny: cli.deny,
+        },
+    })?;
+    // Each command builds what it needs: `serve` its own registry (whose approver asks MCP
+    // clients) and runtime; `config` no registry at all.
+    let registry_with =
+        |approver: Arc<dyn Approver>| -> anyhow::Result<(Permissions, ToolRegistry)> {
+            let permissions = Permissions::from_config(&config, &workspace, approver)?;
+            let registry = registry::build_registry(&workspace, &config, &permissions)?;
+            Ok((permissions, registry))
+        };
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
     };
-    // `serve` builds its own registry, with the authorizer that asks MCP clients, and its own
-    // runtime.
-    let build_registry = || registry::build_registry(&workspace, &config);
+    let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
     match cli.command {
-        Command::Tools(args) => commands::tools::run(&build_registry()?, &args),
-        Command::Call(args) => runtime()?.block_on(commands::call::run(&build_registry()?, args)),
+        // The model sees the registry of the mode (plan: read-only tools); a direct call goes
+        // to the whole registry so that the policy can say why a tool is refused.
+        Command::Tools(args) => {
+            let (permissions, registry) = registry_with(refusing())?;
+            commands::tools::run(&registry.for_mode(permissions.mode()), &args)
+        }
+        Command::Call(args) => {
+            let approver = approval::approver_for_call(args.yes, args.reads_stdin());
+            let (_, registry) = registry_with(approver)?;
+            runtime()?.block_on(commands::call::run(&registry, args))
+        }
+        Command::Config(command) => Ok(commands::config::run(&config, &command)),
         Command::Doctor => {
-            runtime()?.block_on(commands::doctor::run(&workspace, &build_registry()?))
+            let (_, registry) = registry_with(refusing())?;
+            runtime()?.block_on(commands::doctor::run(&workspace, &registry))
         }
         Command::Serve(args) => commands::serve::run(&workspace, &config, args),
     }

@@ -7,7 +7,11 @@ use predicates::prelude::*;
 
 fn toolhost(workspace: &std::path::Path) -> Command {
     let mut command = Command::cargo_bin("toolhost").unwrap();
-    command.arg("--workspace").arg(workspace);
+    // A developer's own ~/.toolhost/config.toml must not change what the tests see.
+    command
+        .env("HOME", workspace)
+        .arg("--workspace")
+        .arg(workspace);
     command
 }
 

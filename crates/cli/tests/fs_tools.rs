@@ -8,7 +8,11 @@ use predicates::prelude::*;
 
 fn toolhost(workspace: &std::path::Path) -> Command {
     let mut command = Command::cargo_bin("toolhost").unwrap();
-    command.arg("--workspace").arg(workspace);
+    // A developer's own ~/.toolhost/config.toml must not change what the tests see.
+    command
+        .env("HOME", workspace)
+        .arg("--workspace")
+        .arg(workspace);
     command
 }
 
@@ -37,6 +41,7 @@ fn write_edit_read_grep_glob_list_round_trip() {
             "call",
             "Write",
             r#"{"path": "src/main.rs", "content": "fn main() {\n    old();\n}\n"}"#,
+            "--yes",
         ])
         .assert()
         .success()
@@ -46,6 +51,7 @@ fn write_edit_read_grep_glob_list_round_trip() {
             "call",
             "Edit",
             r#"{"path": "src/main.rs", "old_string": "old()", "new_string": "new()"}"#,
+            "--yes",
         ])
         .assert()
         .success()

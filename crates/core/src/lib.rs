@@ -11,7 +11,9 @@
 //!    expected (R11);
 //! 3. **validation** — full JSON Schema, with validators compiled once per tool; each error
 //!    names the parameter and what was expected (R12);
-//! 4. **authorisation** — an [`Authorizer`] may refuse the call;
+//! 4. **authorisation** — an [`Authorizer`] may refuse the call, or allow it with rewritten
+//!    arguments (validated again) and context for the model; [`permission::PermissionPolicy`]
+//!    is the permission system's authoriser (modes, rules, hooks, approvals, audit);
 //! 5. **execution** — a tool that fails, panics or is cancelled becomes an error result (R3);
 //! 6. **result handlers** — [`ResultHandler`]s may rewrite content, details and the error
 //!    flag (R6);
@@ -70,6 +72,7 @@ mod content;
 mod context;
 mod definitions;
 mod error;
+pub mod permission;
 mod pipeline;
 mod registry;
 mod session;
@@ -80,7 +83,7 @@ pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate};
 pub use context::{CallOptions, SessionInfo, ToolContext, UpdateSink};
 pub use definitions::DefinitionFormat;
 pub use error::{RegistryError, ToolError};
-pub use pipeline::authorize::{AllowAll, Authorization, Authorizer, CallRequest};
+pub use pipeline::authorize::{AllowAll, Amendment, Authorization, Authorizer, CallRequest};
 pub use pipeline::coerce::coerce_arguments;
 pub use pipeline::hint::ERROR_HINT;
 pub use pipeline::result_handler::ResultHandler;

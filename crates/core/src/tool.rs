@@ -65,6 +65,11 @@ pub struct ToolSpec {
     pub annotations: ToolAnnotations,
     /// Whether calls need confirmation.
     pub sensitivity: Sensitivity,
+    /// The truncation limit for this tool's results, when the tool bounds its own output in a
+    /// way the model can act on (Read's "use offset=… to continue", Bash's full-output file).
+    /// `None` uses the registry's `max_chars`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_result_chars: Option<usize>,
 }
 
 impl ToolSpec {
@@ -79,6 +84,7 @@ impl ToolSpec {
             parameters: json!({ "type": "object", "properties": {} }),
             annotations: ToolAnnotations::default(),
             sensitivity: Sensitivity::default(),
+            max_result_chars: None,
         }
     }
 
@@ -100,6 +106,13 @@ impl ToolSpec {
     #[must_use]
     pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = annotations;
+        self
+    }
+
+    /// The same spec with its own truncation limit (see [`Self::max_result_chars`]).
+    #[must_use]
+    pub fn with_max_result_chars(mut self, max_chars: usize) -> Self {
+        self.max_result_chars = Some(max_chars);
         self
     }
 

@@ -553,3 +553,36 @@ async fn typed_tools_report_their_subject_too() {
         .await;
     assert_eq!(allowed.text(), "touched a");
 }
+
+/// A tool that bounds its own output and says so in its spec.
+struct SelfLimiting;
+
+#[toolhost_core::async_trait]
+impl toolhost_core::Tool for SelfLimiting {
+    fn spec(&self) -> toolhost_core::ToolSpec {
+        toolhost_core::ToolSpec::new("SelfLimiting", "Prints a lot.").with_max_result_chars(10_000)
+    }
+
+    async fn execute(
+        &self,
+        _args: serde_json::Value,
+        _ctx: toolhost_core::ToolContext,
+    ) -> Result<ToolOutput, toolhost_core::ToolError> {
+        Ok(ToolOutput::text("x\n".repeat(4_000)))
+    }
+}
+
+#[tokio::test]
+async fn a_tool_with_its_own_limit_is_truncated_at_that_limit() {
+    let registry = ToolRegistry::builder().max_chars(1_000).build();
+    registry.register(SelfLimiting).unwrap();
+    registry.register(Lines).unwrap();
+    let own = registry.execute("c", "SelfLimiting", json!({})).await;
+    assert!(!own.truncated, "8 000 characters fit the tool's own 10 000");
+    assert_eq!(own.text().len(), 8_000);
+    let default = registry
+        .execute("c", "Lines", json!({"lines": 1_000}))
+        .await;
+    assert!(default.truncated);
+    assert!(default.text().chars().count() <= 1_000);
+}

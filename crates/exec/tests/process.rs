@@ -247,3 +247,28 @@ async fn an_abandoned_run_takes_its_whole_process_tree_with_it() -> anyhow::Resu
     assert!(!marker.exists(), "a grandchild outlived the abandoned run");
     Ok(())
 }
+
+#[tokio::test]
+async fn stdin_bytes_are_fed_to_the_child_then_closed() -> anyhow::Result<()> {
+    let outcome = ProcessSpec::bash("tr a-z A-Z")
+        .stdin_bytes("hook input\n")
+        .run()
+        .await?;
+    assert!(outcome.success());
+    assert_eq!(outcome.stdout.text, "HOOK INPUT\n");
+
+    // A child that never reads its input still finishes normally.
+    let ignored = ProcessSpec::bash("echo done")
+        .stdin_bytes(vec![b'x'; 1024 * 1024])
+        .run()
+        .await?;
+    assert_eq!(ignored.stdout.text, "done\n");
+    Ok(())
+}
+
+#[tokio::test]
+async fn without_stdin_bytes_the_child_reads_nothing() -> anyhow::Result<()> {
+    let outcome = ProcessSpec::bash("cat; echo end").run().await?;
+    assert_eq!(outcome.stdout.text, "end\n");
+    Ok(())
+}

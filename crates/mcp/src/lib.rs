@@ -10,21 +10,25 @@
 //!   `details` become `structuredContent` (wrapped as `{"value": ...}` when not an object,
 //!   see [`convert::WRAPPED_DETAILS_KEY`]); partial updates become `notifications/progress`
 //!   when the client sent a progress token; `notifications/cancelled` cancels the call;
-//! - calls that need the user's confirmation ask through `elicitation/create` when the
-//!   client supports it ([`ElicitationAuthorizer`]), and a non-interactive policy decides
-//!   otherwise ([`RefuseUnconfirmed`] refuses, saying how the user can allow it);
+//! - when the permission policy asks about a call, [`McpApprover`] asks the user of the
+//!   call's client through `elicitation/create` when it supports it, and a fallback approver
+//!   decides otherwise (for `toolhost serve`: refuse, saying how the user can allow it);
 //! - over HTTP, [`HttpServer`] binds loopback unless a token guards it, validates `Host` and
 //!   `Origin` against DNS rebinding, checks an optional bearer token and caps request sizes.
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use toolhost_core::{AllowAll, ToolRegistry};
-//! use toolhost_mcp::{ClientPrompts, ElicitationAuthorizer, McpServer};
+//! use toolhost_core::ToolRegistry;
+//! use toolhost_core::permission::{NonInteractiveApprover, PermissionPolicy};
+//! use toolhost_mcp::{ClientPrompts, McpApprover, McpServer};
 //!
 //! # async fn serve() -> Result<(), toolhost_mcp::ServeError> {
 //! let prompts = ClientPrompts::new();
-//! let authorizer = ElicitationAuthorizer::new(prompts.clone(), Arc::new(AllowAll));
-//! let registry = ToolRegistry::builder().authorizer(Arc::new(authorizer)).build();
+//! let fallback = Arc::new(NonInteractiveApprover::refusing());
+//! let policy = PermissionPolicy::builder()
+//!     .approver(Arc::new(McpApprover::new(prompts.clone(), fallback)))
+//!     .build();
+//! let registry = ToolRegistry::builder().authorizer(Arc::new(policy)).build();
 //! // registry.register(...) the tools to serve.
 //! McpServer::new(Arc::new(registry)).with_prompts(prompts).serve_stdio().await
 //! # }
@@ -35,8 +39,7 @@ mod server;
 
 pub use error::ServeError;
 pub use server::approval::{
-    APPROVAL_TIMEOUT, ClientPrompts, ElicitationAuthorizer, MAX_APPROVAL_ARGUMENTS_CHARS,
-    RefuseUnconfirmed, needs_confirmation,
+    APPROVAL_TIMEOUT, ClientPrompts, MAX_APPROVAL_ARGUMENTS_CHARS, McpApprover,
 };
 pub use server::convert;
 pub use server::http::{DEFAULT_ENDPOINT_PATH, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES};

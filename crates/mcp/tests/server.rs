@@ -20,12 +20,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionPolicy};
 use toolhost_core::{
-    AllowAll, Authorizer, Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, ToolSpec, ToolUpdate, TypedTool,
+    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolSpec,
+    ToolUpdate, TypedTool,
 };
 use toolhost_mcp::rmcp;
-use toolhost_mcp::{ClientPrompts, ElicitationAuthorizer, McpServer, RefuseUnconfirmed};
+use toolhost_mcp::{ClientPrompts, McpApprover, McpServer};
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoParams {
@@ -182,17 +183,14 @@ struct Fixture {
     wait_cancelled: Arc<AtomicBool>,
 }
 
-async fn connect(
-    elicitation: Option<ElicitationAction>,
-    unattended: Arc<dyn Authorizer>,
-) -> Fixture {
+/// A server whose permission policy asks through the client (when it answers elicitation)
+/// and otherwise lets `fallback` decide.
+async fn connect(elicitation: Option<ElicitationAction>, fallback: Arc<dyn Approver>) -> Fixture {
     let prompts = ClientPrompts::new();
-    let authorizer = ElicitationAuthorizer::new(prompts.clone(), unattended);
-    let registry = Arc::new(
-        ToolRegistry::builder()
-            .authorizer(Arc::new(authorizer))
-            .build(),
-    );
+    let policy = PermissionPolicy::builder()
+        .approver(Arc::new(McpApprover::new(prompts.clone(), fallback)))
+        .build();
+    let registry = Arc::new(ToolRegistry::builder().authorizer(Arc::new(policy)).build());
     let wait_started = Arc::new(Notify::new());
     let wait_cancelled = Arc::new(AtomicBool::new(false));
     registry.register(Echo).unwrap();
@@ -245,7 +243,7 @@ fn text(result: &CallToolResult) -> String {
 
 #[tokio::test]
 async fn every_tool_is_listed_with_title_schema_and_annotations() {
-    let fixture = connect(None, Arc::new(AllowAll)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
     let tools = fixture.client.peer().list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, ["Echo", "Steps", "Wait", "Delete"]);
@@ -261,7 +259,7 @@ async fn every_tool_is_listed_with_title_schema_and_annotations() {
 
 #[tokio::test]
 async fn a_call_returns_content_and_details_as_structured_content() {
-    let fixture = connect(None, Arc::new(AllowAll)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
     let result = call(&fixture, "Echo", json!({"text": "hi"})).await;
     assert_eq!(text(&result), "hi");
     assert_eq!(result.is_error, Some(false));
@@ -270,7 +268,7 @@ async fn a_call_returns_content_and_details_as_structured_content() {
 
 #[tokio::test]
 async fn bad_arguments_are_an_error_result_naming_the_parameter() {
-    let fixture = connect(None, Arc::new(AllowAll)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
     let result = call(&fixture, "Echo", json!({"txt": "hi"})).await;
     assert_eq!(result.is_error, Some(true));
     assert!(text(&result).contains("text"), "{}", text(&result));
@@ -285,7 +283,7 @@ async fn bad_arguments_are_an_error_result_naming_the_parameter() {
 
 #[tokio::test]
 async fn updates_become_progress_notifications_before_the_result() {
-    let fixture = connect(None, Arc::new(AllowAll)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
     let result = call(&fixture, "Steps", json!({"count": 3})).await;
     assert_eq!(text(&result), "done");
     let progress = fixture.handler.progress.lock().unwrap().clone();
@@ -305,7 +303,7 @@ async fn updates_become_progress_notifications_before_the_result() {
 
 #[tokio::test]
 async fn a_cancelled_request_cancels_the_call() {
-    let fixture = connect(None, Arc::new(AllowAll)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
     let request =
         ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("Wait")));
     let handle = fixture
@@ -329,12 +327,20 @@ async fn a_cancelled_request_cancels_the_call() {
 
 #[tokio::test]
 async fn a_call_that_needs_confirmation_asks_through_elicitation() {
-    let fixture = connect(Some(ElicitationAction::Accept), Arc::new(RefuseUnconfirmed)).await;
+    let fixture = connect(
+        Some(ElicitationAction::Accept),
+        Arc::new(NonInteractiveApprover::refusing()),
+    )
+    .await;
     let result = call(&fixture, "Delete", json!({})).await;
     assert_eq!(text(&result), "deleted");
     let confirmations = fixture.handler.confirmations.lock().unwrap().clone();
     assert_eq!(confirmations.len(), 1);
-    assert!(confirmations[0].contains("Delete everything (Delete)"));
+    assert!(
+        confirmations[0].starts_with("Allow toolhost to run Delete?"),
+        "{}",
+        confirmations[0]
+    );
     // Safe tools never ask.
     call(&fixture, "Echo", json!({"text": "x"})).await;
     assert_eq!(fixture.handler.confirmations.lock().unwrap().len(), 1);
@@ -342,7 +348,11 @@ async fn a_call_that_needs_confirmation_asks_through_elicitation() {
 
 #[tokio::test]
 async fn a_declined_confirmation_refuses_the_call() {
-    let fixture = connect(Some(ElicitationAction::Decline), Arc::new(AllowAll)).await;
+    let fixture = connect(
+        Some(ElicitationAction::Decline),
+        Arc::new(NonInteractiveApprover::approving()),
+    )
+    .await;
     let result = call(&fixture, "Delete", json!({})).await;
     assert_eq!(result.is_error, Some(true));
     assert!(text(&result).contains("The user declined to run 'Delete'"));
@@ -350,11 +360,11 @@ async fn a_declined_confirmation_refuses_the_call() {
 
 #[tokio::test]
 async fn without_elicitation_the_unattended_policy_refuses_and_says_how_to_allow() {
-    let fixture = connect(None, Arc::new(RefuseUnconfirmed)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::refusing())).await;
     let result = call(&fixture, "Delete", json!({})).await;
     assert_eq!(result.is_error, Some(true));
     assert!(
-        text(&result).contains("toolhost serve --yes"),
+        text(&result).contains("--yes") && text(&result).contains("--allow 'Delete'"),
         "{}",
         text(&result)
     );
@@ -364,7 +374,7 @@ async fn without_elicitation_the_unattended_policy_refuses_and_says_how_to_allow
 
 #[tokio::test]
 async fn registry_changes_notify_the_client() {
-    let fixture = connect(None, Arc::new(AllowAll)).await;
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
     // The watcher starts on `notifications/initialized`; a request round trip orders it.
     fixture.client.peer().list_all_tools().await.unwrap();
     assert!(fixture.registry.unregister("Delete"));

@@ -77,13 +77,25 @@ async fn read_cuts_long_lines_with_a_marker() {
 async fn read_of_a_file_over_128_kb_returns_the_first_part_and_a_footer() {
     let bench = Bench::new();
     let content: String = (1..=20_000)
-        .map(|n| format!("{n:08} {}\n", "x".repeat(40)))
+        .map(|n| format!("{n:08} {}\n", "x".repeat(100)))
         .collect();
     bench.write("big.txt", &content);
     let text = bench.ok("Read", json!({"path": "big.txt"})).await;
     assert!(text.len() <= 128 * 1024 + 200, "{}", text.len());
     let footer = text.lines().last().unwrap();
     let shown = text.lines().filter(|line| line.contains('\t')).count();
+    // Every line up to the footer is there: the pipeline did not cut the middle out.
+    assert!(
+        !text.contains("(truncated)"),
+        "the pipeline truncated Read's own window"
+    );
+    // 128 KB of 110-byte lines, before the 2000-line default limit.
+    assert!(shown > 1_000 && shown < 2_000, "{shown} lines shown");
+    let numbers: Vec<u64> = text
+        .lines()
+        .filter_map(|line| line.split('\t').next()?.trim().parse().ok())
+        .collect();
+    assert_eq!(numbers, (1..=shown as u64).collect::<Vec<_>>());
     assert_eq!(
         footer,
         format!(

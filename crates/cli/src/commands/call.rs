@@ -20,9 +20,16 @@ pub struct CallArgs {
     /// Print the whole result (content, details, is_error, truncated, duration) as JSON.
     #[arg(long)]
     json: bool,
-    /// Answer yes to every confirmation.
+    /// Answer yes to every confirmation (deny rules and the shell deny list still refuse).
     #[arg(long)]
-    yes: bool,
+    pub yes: bool,
+}
+
+impl CallArgs {
+    /// Whether the arguments come from standard input (which then cannot answer prompts).
+    pub fn reads_stdin(&self) -> bool {
+        self.args.as_deref() == Some("-")
+    }
 }
 
 /// Runs the call; exit status 0 on success, 1 when the result is an error.
@@ -43,7 +50,6 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
     } else {
         options
     };
-    let _ = args.yes; // Every call is allowed until a permission policy is configured.
     let result = registry
         .execute_with("cli-call", &args.tool, arguments, options)
         .await;

@@ -9,13 +9,12 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
-use toolhost_core::{AllowAll, Authorizer, ToolRegistry};
+use toolhost_agent::{Config, Permissions};
+use toolhost_core::permission::{Approver, NonInteractiveApprover};
 use toolhost_mcp::{
-    ClientPrompts, ElicitationAuthorizer, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES,
-    McpServer, RefuseUnconfirmed,
+    ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
 };
 
-use crate::config::Config;
 use crate::registry;
 
 /// Arguments of `toolhost serve`.
@@ -41,7 +40,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = MAX_REQUEST_BODY_BYTES, requires = "http")]
     max_request_bytes: usize,
     /// Allow calls that need confirmation when the client cannot ask its user (no MCP
-    /// elicitation support). Without it they are refused with a message saying so.
+    /// elicitation support). Without it they are refused with a message that says how to
+    /// allow them (`--yes`, `--allow RULE`, or a rule in the configuration).
     #[arg(long)]
     yes: bool,
 }
@@ -63,14 +63,16 @@ pub fn run(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Result
 
 async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let prompts = ClientPrompts::new();
-    let unattended: Arc<dyn Authorizer> = if args.yes {
-        Arc::new(AllowAll)
+    let fallback: Arc<dyn Approver> = Arc::new(if args.yes {
+        NonInteractiveApprover::approving()
     } else {
-        Arc::new(RefuseUnconfirmed)
-    };
-    let authorizer = ElicitationAuthorizer::new(prompts.clone(), unattended);
-    let builder = ToolRegistry::builder().authorizer(Arc::new(authorizer));
-    let registry = registry::build_registry_with(workspace, config, builder)?;
+        NonInteractiveApprover::refusing()
+    });
+    let approver = McpApprover::new(prompts.clone(), fallback);
+    let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
+    let registry = registry::build_registry(workspace, config, &permissions)?;
+    // Clients see the registry of the mode (plan: read-only tools).
+    let registry = registry.for_mode(permissions.mode());
     let server = McpServer::new(Arc::new(registry)).with_prompts(prompts);
 
     let Some(bind) = args.http else {

@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use crate::context::SessionInfo;
 use crate::subject::PermissionSubject;
-use crate::tool::ToolSpec;
+use crate::tool::{Tool, ToolSpec};
 
 /// A call about to run, as the authorisation step sees it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct CallRequest<'a> {
     /// The id of the call.
     pub call_id: &'a str,
@@ -19,6 +19,21 @@ pub struct CallRequest<'a> {
     pub session: &'a SessionInfo,
     /// What the tool says `Tool(specifier)` rules should match.
     pub subject: &'a PermissionSubject,
+    /// The tool itself, so that an authoriser that rewrites the arguments can ask it for the
+    /// subject of the new ones ([`Tool::permission_subject`]).
+    pub tool: &'a dyn Tool,
+}
+
+impl std::fmt::Debug for CallRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallRequest")
+            .field("call_id", &self.call_id)
+            .field("tool", &self.spec.name)
+            .field("args", &self.args)
+            .field("session", &self.session)
+            .field("subject", &self.subject)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The decision on one call.
@@ -26,6 +41,10 @@ pub struct CallRequest<'a> {
 pub enum Authorization {
     /// The call may run.
     Allow,
+    /// The call may run with changes (a PreToolUse hook's): other arguments, which the
+    /// pipeline coerces and validates again before running the tool with them, and context
+    /// appended to the result the model reads.
+    AllowAmended(Amendment),
     /// The call is refused; the reason goes back to the model and should say how the user
     /// can allow it, when they can.
     Deny {
@@ -61,4 +80,13 @@ impl Authorizer for AllowAll {
     fn wants_subject(&self) -> bool {
         false
     }
+}
+
+/// What an authoriser changed about a call it allows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Amendment {
+    /// Arguments to run the tool with instead of the model's.
+    pub args: Option<Value>,
+    /// Text appended to the result, for the model.
+    pub context: Option<String>,
 }

@@ -17,11 +17,11 @@ use std::time::Instant;
 use futures::FutureExt as _;
 use serde_json::Value;
 
-use crate::content::{ToolCallResult, ToolOutput};
+use crate::content::{ContentBlock, ToolCallResult, ToolOutput};
 use crate::context::{CallOptions, ToolContext};
 use crate::registry::RegisteredTool;
 use crate::subject::PermissionSubject;
-use authorize::{Authorization, Authorizer, CallRequest};
+use authorize::{Amendment, Authorization, Authorizer, CallRequest};
 use result_handler::ResultHandler;
 
 pub(crate) use lookup::unknown_tool_message;
@@ -55,7 +55,8 @@ impl Pipeline {
                     .await
             }
         };
-        self.finish(call_id, tool_name, output, started)
+        let max_chars = entry.spec.max_result_chars.unwrap_or(self.max_chars);
+        self.finish(call_id, tool_name, output, max_chars, started)
     }
 
     /// A result for a call that never reached a tool (an unknown name).
@@ -64,6 +65,7 @@ impl Pipeline {
             call_id,
             tool_name,
             ToolOutput::error(message),
+            self.max_chars,
             Instant::now(),
         )
     }
@@ -78,26 +80,54 @@ impl Pipeline {
         let cancel = options.cancel.clone();
         let session = Arc::clone(&options.session);
         // Working out the subject may mean parsing a shell command: only when it is looked at.
-        let subject = if self.authorizer.wants_subject() {
-            entry.tool.permission_subject(&args)
-        } else {
-            PermissionSubject::None
+        let subject_of = |args: &Value| {
+            if self.authorizer.wants_subject() {
+                entry.tool.permission_subject(args)
+            } else {
+                PermissionSubject::None
+            }
         };
+        let mut subject = subject_of(&args);
         let request = CallRequest {
             call_id,
             spec: &entry.spec,
             args: &args,
             session: &session,
             subject: &subject,
+            tool: entry.tool.as_ref(),
         };
         let decision = tokio::select! {
             biased;
             () = cancel.cancelled() => return cancelled_output(&entry.spec.name),
             decision = self.authorizer.authorize(request) => decision,
         };
-        if let Authorization::Deny { reason } = decision {
-            return ToolOutput::error(reason);
-        }
+        let (args, context) = match decision {
+            Authorization::Allow => (args, None),
+            Authorization::Deny { reason } => return ToolOutput::error(reason),
+            Authorization::AllowAmended(Amendment {
+                args: None,
+                context,
+            }) => (args, context),
+            Authorization::AllowAmended(Amendment {
+                args: Some(mut rewritten),
+                context,
+            }) => {
+                coerce::coerce_arguments(&entry.spec.parameters, &mut rewritten);
+                if let Err(message) =
+                    entry
+                        .validator
+                        .check(&entry.spec.name, &entry.spec.parameters, &rewritten)
+                {
+                    return ToolOutput::error(format!(
+                        "The arguments were rewritten before the call (by a PreToolUse hook) \
+                         and are no longer valid, so '{}' did not run: {message}",
+                        entry.spec.name
+                    ));
+                }
+                subject = subject_of(&rewritten);
+                (rewritten, context)
+            }
+        };
 
         // Handlers see the arguments after the call; clone them only when someone will look.
         let kept_args = (!self.result_handlers.is_empty()).then(|| args.clone());
@@ -119,18 +149,21 @@ impl Pipeline {
                 )),
             },
         };
-        let Some(args) = kept_args else {
-            return output;
-        };
-        let request = CallRequest {
-            call_id,
-            spec: &entry.spec,
-            args: &args,
-            session: &session,
-            subject: &subject,
-        };
-        for handler in &self.result_handlers {
-            handler.handle(request, &mut output).await;
+        if let Some(args) = kept_args {
+            let request = CallRequest {
+                call_id,
+                spec: &entry.spec,
+                args: &args,
+                session: &session,
+                subject: &subject,
+                tool: entry.tool.as_ref(),
+            };
+            for handler in &self.result_handlers {
+                handler.handle(request, &mut output).await;
+            }
+        }
+        if let Some(context) = context {
+            output.content.push(ContentBlock::text(context));
         }
         output
     }
@@ -140,6 +173,7 @@ impl Pipeline {
         call_id: &str,
         tool_name: &str,
         output: ToolOutput,
+        max_chars: usize,
         started: Instant,
     ) -> ToolCallResult {
         let ToolOutput {
@@ -147,7 +181,7 @@ impl Pipeline {
             details,
             is_error,
         } = output;
-        let truncated = truncate::truncate_content(&mut content, self.max_chars);
+        let truncated = truncate::truncate_content(&mut content, max_chars);
         if is_error {
             hint::append_error_hint(&mut content);
         }

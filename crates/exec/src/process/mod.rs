@@ -133,7 +133,7 @@ impl ProcessOutcome {
 /// A process to run: program, arguments and every knob of the helper, built step by step.
 ///
 /// Every child gets its own process group, a clean environment (see [`INHERITED_VARIABLES`]
-/// and [`FIXED_VARIABLES`]) and a null stdin.
+/// and [`FIXED_VARIABLES`]) and a null stdin unless [`Self::stdin_bytes`] gives it input.
 #[derive(Clone)]
 pub struct ProcessSpec {
     program: OsString,
@@ -148,6 +148,7 @@ pub struct ProcessSpec {
     kill_grace: Duration,
     leftovers: LeftoverProcesses,
     sandbox: SandboxPolicy,
+    stdin: Option<Arc<[u8]>>,
 }
 
 impl std::fmt::Debug for ProcessSpec {
@@ -181,6 +182,7 @@ impl ProcessSpec {
             kill_grace: KILL_GRACE_PERIOD,
             leftovers: LeftoverProcesses::default(),
             sandbox: SandboxPolicy::Off,
+            stdin: None,
         }
     }
 
@@ -273,6 +275,13 @@ impl ProcessSpec {
         self
     }
 
+    /// Feeds `bytes` to the child's standard input, then closes it (default: a null stdin).
+    /// A child that exits without reading it all is not an error.
+    pub fn stdin_bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(Arc::from(bytes.into()));
+        self
+    }
+
     /// The program as text, for messages.
     fn program_name(&self) -> String {
         self.program.to_string_lossy().into_owned()
@@ -313,6 +322,9 @@ impl ProcessSpec {
             sandbox,
         } = self.to_command()?;
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        if self.stdin.is_some() {
+            command.stdin(Stdio::piped());
+        }
         let full_output = match &self.full_output_path {
             Some(path) => {
                 let file = tokio::fs::File::create(path).await.map_err(|source| {
@@ -331,6 +343,13 @@ impl ProcessSpec {
             source,
         })?;
         let group = ProcessGroup::led_by(&child);
+        if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), self.stdin.clone()) {
+            // Written concurrently with the output reader, so a child that answers before it
+            // has read all of its input cannot deadlock; a closed pipe just ends the write.
+            tokio::spawn(async move {
+                let _ = tokio::io::AsyncWriteExt::write_all(&mut pipe, &bytes).await;
+            });
+        }
         // If this future is dropped mid-run (its caller gave up on it), the whole tree dies
         // with it rather than lingering: `kill_on_drop` alone reaches only the leader.
         let drop_guard = group.map(ProcessGroup::kill_on_drop);

@@ -42,7 +42,7 @@ pub struct McpServer {
 
 impl McpServer {
     /// A server for `registry`. Confirmations go nowhere until [`Self::with_prompts`] shares
-    /// the [`ClientPrompts`] that the registry's authorizer asks through.
+    /// the [`ClientPrompts`] that the registry's approver asks through.
     pub fn new(registry: Arc<ToolRegistry>) -> Self {
         Self {
             registry,

@@ -25,6 +25,9 @@ pub const DEFAULT_READ_LINE_LIMIT: u64 = 2000;
 pub const MAX_READ_LINE_CHARS: usize = 2000;
 /// Text a Read returns at most (R21: large files are cut by Read itself, with a footer).
 pub const MAX_READ_OUTPUT_BYTES: usize = 128 * 1024;
+
+/// Characters beyond the output cap that Read's footer and notes may take.
+const FOOTER_ALLOWANCE: usize = 1024;
 /// Files larger than this need `offset`/`limit` (R21).
 pub const MAX_UNRANGED_READ_FILE_BYTES: u64 = 10 * 1024 * 1024;
 /// Images larger than this are refused rather than sent to the model.
@@ -113,6 +116,9 @@ impl TypedTool for Read {
         .with_label("Read file")
         .with_annotations(ToolAnnotations::READ_ONLY)
         .with_sensitivity(Sensitivity::Safe)
+        // Read cuts its own output with a footer that says where to continue; the pipeline's
+        // head + tail cut would hide that footer's window. Room for the footer and notes.
+        .with_max_result_chars(self.limits.max_output_bytes + FOOTER_ALLOWANCE)
     }
 
     async fn run(&self, params: ReadParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {

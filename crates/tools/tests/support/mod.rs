@@ -24,7 +24,8 @@ impl Bench {
         std::fs::create_dir(&root).unwrap();
         let root = root.canonicalize().unwrap();
         let workspace = Arc::new(Workspace::builder(&root).home(None).build().unwrap());
-        let registry = ToolRegistry::builder().max_chars(10_000_000).build();
+        // The default pipeline, as users get it: 50 000 characters unless a tool sets its own.
+        let registry = ToolRegistry::new();
         assert!(
             registry
                 .register_all(filesystem_tools(workspace))

@@ -1,0 +1,331 @@
+//! Reading the configuration layers and merging them.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Deserialize;
+use toml::Spanned;
+use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
+use toolhost_tools::ShellSandbox;
+
+use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
+
+/// Where the configuration comes from.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigSources {
+    /// The user's home folder (`$HOME`); `None`: no user file.
+    pub home: Option<PathBuf>,
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// The file given with `--config` (must exist).
+    pub extra_file: Option<PathBuf>,
+    /// Command-line flags, applied last.
+    pub overrides: Overrides,
+}
+
+/// Values given on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// `--mode`.
+    pub mode: Option<PermissionMode>,
+    /// `--allow RULE`, repeatable.
+    pub allow: Vec<String>,
+    /// `--deny RULE`, repeatable.
+    pub deny: Vec<String>,
+}
+
+/// `~/.toolhost/config.toml`.
+pub fn user_config_path(home: &Path) -> PathBuf {
+    home.join(".toolhost").join("config.toml")
+}
+
+/// `.toolhost/config.toml` and `.toolhost/config.local.toml` in the workspace, in merge order.
+pub fn workspace_config_paths(workspace: &Path) -> [PathBuf; 2] {
+    let folder = workspace.join(".toolhost");
+    [folder.join("config.toml"), folder.join("config.local.toml")]
+}
+
+/// What one file may set; every key is checked (`deny_unknown_fields`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileConfig {
+    limits: FileLimits,
+    permissions: FilePermissions,
+    hooks: FileHooks,
+    shell: FileShell,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileShell {
+    /// Seconds.
+    exec_timeout: Option<Spanned<u64>>,
+    /// Seconds.
+    max_timeout: Option<Spanned<u64>>,
+    max_output_bytes: Option<Spanned<usize>>,
+    sandbox: Option<Spanned<String>>,
+    network: Option<Spanned<bool>>,
+    writable_roots: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileLimits {
+    max_result_chars: Option<Spanned<usize>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FilePermissions {
+    mode: Option<Spanned<String>>,
+    allow: Vec<Spanned<String>>,
+    ask: Vec<Spanned<String>>,
+    deny: Vec<Spanned<String>>,
+    audit_log: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileHooks {
+    #[serde(rename = "PreToolUse")]
+    pre_tool_use: Vec<Spanned<FileHook>>,
+    #[serde(rename = "PostToolUse")]
+    post_tool_use: Vec<Spanned<FileHook>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileHook {
+    matcher: Option<String>,
+    command: String,
+    /// Seconds.
+    timeout: Option<u64>,
+}
+
+impl Config {
+    /// Reads and merges every layer of `sources`.
+    pub fn load(sources: &ConfigSources) -> Result<Self, ConfigError> {
+        let mut config = Self::default();
+        let mut layers: Vec<(PathBuf, bool)> = Vec::new();
+        if let Some(home) = &sources.home {
+            layers.push((user_config_path(home), false));
+        }
+        layers.extend(
+            workspace_config_paths(&sources.workspace)
+                .into_iter()
+                .map(|path| (path, false)),
+        );
+        if let Some(extra) = &sources.extra_file {
+            layers.push((extra.clone(), true));
+        }
+        for (path, required) in layers {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(error) if !required && error.kind() == std::io::ErrorKind::NotFound => {
+                    continue;
+                }
+                Err(source) => return Err(ConfigError::Read { path, source }),
+            };
+            config.merge_file(&path, &text, sources)?;
+            config.files.push(path);
+        }
+        config.apply_overrides(&sources.overrides)?;
+        Ok(config)
+    }
+
+    fn merge_file(
+        &mut self,
+        path: &Path,
+        text: &str,
+        sources: &ConfigSources,
+    ) -> Result<(), ConfigError> {
+        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let invalid = |offset: Option<usize>, message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            line: offset.map(line_of),
+            message,
+        };
+        let origin = |offset: usize| format!("{}:{}", path.display(), line_of(offset));
+        let file: FileConfig = toml::from_str(text).map_err(|error| {
+            invalid(
+                error.span().map(|span| span.start),
+                error.message().to_owned(),
+            )
+        })?;
+
+        if let Some(value) = file.limits.max_result_chars {
+            self.limits.max_result_chars = Some(*value.get_ref());
+            self.sources
+                .insert("limits.max_result_chars", origin(value.span().start));
+        }
+        let permissions = file.permissions;
+        if let Some(mode) = permissions.mode {
+            let parsed = mode
+                .get_ref()
+                .parse::<PermissionMode>()
+                .map_err(|error| invalid(Some(mode.span().start), error.to_string()))?;
+            self.permissions.mode = parsed;
+            self.sources
+                .insert("permissions.mode", origin(mode.span().start));
+        }
+        for (list, rules) in [
+            (RuleList::Allow, permissions.allow),
+            (RuleList::Ask, permissions.ask),
+            (RuleList::Deny, permissions.deny),
+        ] {
+            for rule in rules {
+                let parsed = PermissionRule::parse(rule.get_ref())
+                    .map_err(|error| invalid(Some(rule.span().start), error.to_string()))?;
+                self.permissions
+                    .rules
+                    .push(list, parsed.with_origin(origin(rule.span().start)));
+            }
+        }
+        if let Some(audit_log) = permissions.audit_log {
+            self.permissions.audit_log = Some(resolve_path(audit_log.get_ref(), sources));
+            self.sources
+                .insert("permissions.audit_log", origin(audit_log.span().start));
+        }
+        self.merge_shell(file.shell, sources, &origin, &invalid)?;
+        for (hooks, target) in [
+            (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),
+            (file.hooks.post_tool_use, &mut self.hooks.post_tool_use),
+        ] {
+            for hook in hooks {
+                let start = hook.span().start;
+                let FileHook {
+                    matcher,
+                    command,
+                    timeout,
+                } = hook.into_inner();
+                let matcher_regex = compile_matcher(matcher.as_deref())
+                    .map_err(|message| invalid(Some(start), message))?;
+                if command.trim().is_empty() {
+                    return Err(invalid(
+                        Some(start),
+                        "the hook's command is empty: give the shell command to run".to_owned(),
+                    ));
+                }
+                if timeout == Some(0) {
+                    return Err(invalid(
+                        Some(start),
+                        "a hook timeout of 0 seconds would stop every run: give at least 1"
+                            .to_owned(),
+                    ));
+                }
+                target.push(HookCommand {
+                    matcher,
+                    matcher_regex,
+                    command,
+                    timeout: timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
+                    origin: origin(start),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn merge_shell(
+        &mut self,
+        shell: FileShell,
+        sources: &ConfigSources,
+        origin: &dyn Fn(usize) -> String,
+        invalid: &dyn Fn(Option<usize>, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        for (key, value, target) in [
+            (
+                "shell.exec_timeout",
+                shell.exec_timeout,
+                &mut self.shell.exec_timeout,
+            ),
+            (
+                "shell.max_timeout",
+                shell.max_timeout,
+                &mut self.shell.max_timeout,
+            ),
+        ] {
+            if let Some(seconds) = value {
+                if *seconds.get_ref() == 0 {
+                    return Err(invalid(
+                        Some(seconds.span().start),
+                        format!("{key} of 0 seconds would stop every command: give at least 1"),
+                    ));
+                }
+                *target = Some(Duration::from_secs(*seconds.get_ref()));
+                self.sources.insert(key, origin(seconds.span().start));
+            }
+        }
+        if let Some(bytes) = shell.max_output_bytes {
+            self.shell.max_output_bytes = Some(*bytes.get_ref());
+            self.sources
+                .insert("shell.max_output_bytes", origin(bytes.span().start));
+        }
+        if let Some(mode) = shell.sandbox {
+            let parsed = mode
+                .get_ref()
+                .parse::<ShellSandbox>()
+                .map_err(|message| invalid(Some(mode.span().start), message))?;
+            self.shell.sandbox = Some(parsed);
+            self.sources
+                .insert("shell.sandbox", origin(mode.span().start));
+        }
+        if let Some(network) = shell.network {
+            self.shell.network = Some(*network.get_ref());
+            self.sources
+                .insert("shell.network", origin(network.span().start));
+        }
+        self.shell.writable_roots.extend(
+            shell
+                .writable_roots
+                .iter()
+                .map(|root| resolve_path(root.get_ref(), sources)),
+        );
+        Ok(())
+    }
+
+    fn apply_overrides(&mut self, overrides: &Overrides) -> Result<(), ConfigError> {
+        if let Some(mode) = overrides.mode {
+            self.permissions.mode = mode;
+            self.sources.insert("permissions.mode", "--mode".to_owned());
+        }
+        for (flag, list, rules) in [
+            ("--allow", RuleList::Allow, &overrides.allow),
+            ("--deny", RuleList::Deny, &overrides.deny),
+        ] {
+            for rule in rules {
+                let parsed = PermissionRule::parse(rule).map_err(|error| ConfigError::Flag {
+                    flag,
+                    value: rule.clone(),
+                    message: error.problem,
+                })?;
+                self.permissions.rules.push(list, parsed.with_origin(flag));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `None` or `*` or empty: every tool. Otherwise a regex that must match the whole name.
+fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
+    match matcher.map(str::trim) {
+        None | Some("" | "*") => Ok(None),
+        Some(pattern) => Regex::new(&format!("^(?:{pattern})$"))
+            .map(Some)
+            .map_err(|error| {
+                format!("the hook matcher '{pattern}' is not a valid regular expression: {error}")
+            }),
+    }
+}
+
+fn resolve_path(raw: &str, sources: &ConfigSources) -> PathBuf {
+    if let (Some(rest), Some(home)) = (raw.strip_prefix("~/"), &sources.home) {
+        return home.join(rest);
+    }
+    let path = PathBuf::from(raw);
+    if path.is_absolute() {
+        path
+    } else {
+        sources.workspace.join(path)
+    }
+}

@@ -1,0 +1,187 @@
+//! Configuration: TOML layers merged into one [`Config`], remembering where each value came
+//! from.
+//!
+//! Layers, later wins for single values and lists concatenate:
+//!
+//! 1. `~/.toolhost/config.toml` (the user's; `$HOME` decides where `~` is),
+//! 2. `<workspace>/.toolhost/config.toml` (the project's, committed),
+//! 3. `<workspace>/.toolhost/config.local.toml` (the project's, personal),
+//! 4. the file given with `--config`,
+//! 5. command-line flags (`--mode`, `--allow`, `--deny`).
+//!
+//! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
+//! command with a [`ConfigError`] naming the file, the line and the problem.
+
+mod load;
+mod show;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+use toolhost_core::permission::{PermissionMode, RuleSet};
+use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
+
+pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
+
+/// How long a hook may run when its `timeout` does not say (R42).
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The merged configuration.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// `[limits]`.
+    pub limits: Limits,
+    /// `[permissions]`.
+    pub permissions: PermissionsConfig,
+    /// `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]`.
+    pub hooks: HooksConfig,
+    /// `[shell]`: the Bash tool's limits and sandbox.
+    pub shell: ShellConfig,
+    /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
+    sources: BTreeMap<&'static str, String>,
+    /// The files that were read, in order.
+    files: Vec<PathBuf>,
+}
+
+impl Config {
+    /// Where the value at `key` (`limits.max_result_chars`, `permissions.mode`,
+    /// `permissions.audit_log`) came from, when it was set.
+    pub fn source_of(&self, key: &str) -> Option<&str> {
+        self.sources.get(key).map(String::as_str)
+    }
+
+    /// The files that were read, in the order they were merged.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The merged configuration as TOML, each value followed by where it came from.
+    pub fn show(&self) -> String {
+        show::render(self)
+    }
+}
+
+/// Overrides of the named limits (R42).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Tool results longer than this many characters are truncated (default 50 000).
+    pub max_result_chars: Option<usize>,
+}
+
+/// `[shell]`: overrides of the Bash tool's limits and sandbox (R22, R38, R42). Unset values
+/// keep the tool's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShellConfig {
+    /// `exec_timeout`: the timeout of a command whose call gives none (default 120 s).
+    pub exec_timeout: Option<Duration>,
+    /// `max_timeout`: the longest timeout a call may ask for (default 600 s).
+    pub max_timeout: Option<Duration>,
+    /// `max_output_bytes`: output kept in the result, head and tail (default 100 KB).
+    pub max_output_bytes: Option<usize>,
+    /// `sandbox`: `workspace-write` (default), `read-only` or `off`.
+    pub sandbox: Option<ShellSandbox>,
+    /// `network`: `false` denies TCP connections to sandboxed commands.
+    pub network: Option<bool>,
+    /// `writable_roots`: more folders writable under `workspace-write`; relative paths are
+    /// resolved against the workspace, `~/` against `$HOME`. Lists concatenate across files.
+    pub writable_roots: Vec<PathBuf>,
+}
+
+impl ShellConfig {
+    /// The Bash tool's settings: its defaults with these overrides.
+    pub fn bash_settings(&self) -> BashSettings {
+        let defaults = BashSettings::default();
+        BashSettings {
+            default_timeout: self.exec_timeout.unwrap_or(defaults.default_timeout),
+            max_timeout: self.max_timeout.unwrap_or(defaults.max_timeout),
+            output_cap: self.max_output_bytes.unwrap_or(defaults.output_cap),
+            sandbox: self.sandbox.unwrap_or(defaults.sandbox),
+            network: match self.network {
+                Some(false) => NetworkAccess::Denied,
+                Some(true) | None => NetworkAccess::Allowed,
+            },
+            writable_roots: self.writable_roots.clone(),
+            ..defaults
+        }
+    }
+}
+
+/// `[permissions]`: mode, rules and the audit trail.
+#[derive(Clone, Debug, Default)]
+pub struct PermissionsConfig {
+    /// The mode (default `default`).
+    pub mode: PermissionMode,
+    /// The allow, ask and deny rules, each remembering its file and line (or flag).
+    pub rules: RuleSet,
+    /// The file that receives one JSON line per decision; relative paths are resolved against
+    /// the workspace, `~/` against `$HOME`.
+    pub audit_log: Option<PathBuf>,
+}
+
+/// The configured hooks.
+#[derive(Clone, Debug, Default)]
+pub struct HooksConfig {
+    /// Run before the permission decision of every matching call.
+    pub pre_tool_use: Vec<HookCommand>,
+    /// Run after every matching call; may rewrite its result.
+    pub post_tool_use: Vec<HookCommand>,
+}
+
+/// One `[[hooks.PreToolUse]]` or `[[hooks.PostToolUse]]` entry.
+#[derive(Clone, Debug)]
+pub struct HookCommand {
+    /// The matcher as written (`None`: every tool).
+    pub matcher: Option<String>,
+    /// The matcher compiled, anchored at both ends (`Edit|Write` matches those two tools).
+    pub matcher_regex: Option<Regex>,
+    /// The shell command line, run with `bash -c` in the workspace.
+    pub command: String,
+    /// How long it may run.
+    pub timeout: Duration,
+    /// Where it was configured (`path:line`).
+    pub origin: String,
+}
+
+impl HookCommand {
+    /// Whether the hook runs for this tool.
+    pub fn matches(&self, tool: &str) -> bool {
+        self.matcher_regex
+            .as_ref()
+            .is_none_or(|regex| regex.is_match(tool))
+    }
+}
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A file exists but cannot be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A file does not parse, has an unknown key, or holds a value that is not valid.
+    #[error("invalid config file {path}:{} {message}", line.map(|line| format!(" line {line}:")).unwrap_or_default())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line of the problem, when known.
+        line: Option<usize>,
+        /// What is wrong and what to write instead.
+        message: String,
+    },
+    /// A command-line flag holds a value that is not valid.
+    #[error("invalid {flag} '{value}': {message}")]
+    Flag {
+        /// The flag (`--allow`).
+        flag: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        message: String,
+    },
+}

@@ -1,0 +1,131 @@
+//! `toolhost config show`: the merged configuration as TOML, with where each value came from.
+
+use std::fmt::Write as _;
+
+use toolhost_core::permission::{PermissionRule, RuleList};
+
+use super::{Config, HookCommand};
+
+const DEFAULT: &str = "built-in default";
+
+pub(super) fn render(config: &Config) -> String {
+    let mut out = String::new();
+    let files = if config.files.is_empty() {
+        "none".to_owned()
+    } else {
+        config
+            .files
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "# files read, in order: {files}");
+
+    out.push_str("\n[limits]\n");
+    match config.limits.max_result_chars {
+        Some(chars) => line(
+            &mut out,
+            &format!("max_result_chars = {chars}"),
+            config.source_of("limits.max_result_chars"),
+        ),
+        None => line(
+            &mut out,
+            &format!("max_result_chars = {}", toolhost_core::DEFAULT_MAX_CHARS),
+            None,
+        ),
+    }
+
+    shell(&mut out, config);
+
+    out.push_str("\n[permissions]\n");
+    let permissions = &config.permissions;
+    line(
+        &mut out,
+        &format!("mode = {}", quote(permissions.mode.as_str())),
+        config.source_of("permissions.mode"),
+    );
+    for list in [RuleList::Allow, RuleList::Ask, RuleList::Deny] {
+        rules(&mut out, list, permissions.rules.list(list));
+    }
+    if let Some(path) = &permissions.audit_log {
+        line(
+            &mut out,
+            &format!("audit_log = {}", quote(&path.display().to_string())),
+            config.source_of("permissions.audit_log"),
+        );
+    }
+
+    for (event, hooks) in [
+        ("PreToolUse", &config.hooks.pre_tool_use),
+        ("PostToolUse", &config.hooks.post_tool_use),
+    ] {
+        for hook in hooks {
+            hook_table(&mut out, event, hook);
+        }
+    }
+    out
+}
+
+fn shell(out: &mut String, config: &Config) {
+    let settings = config.shell.bash_settings();
+    out.push_str("\n[shell]\n");
+    let values = [
+        (
+            "exec_timeout",
+            settings.default_timeout.as_secs().to_string(),
+        ),
+        ("max_timeout", settings.max_timeout.as_secs().to_string()),
+        ("max_output_bytes", settings.output_cap.to_string()),
+        ("sandbox", quote(settings.sandbox.as_str())),
+        (
+            "network",
+            (settings.network == toolhost_tools::NetworkAccess::Allowed).to_string(),
+        ),
+    ];
+    for (key, value) in values {
+        let source = config.source_of(&format!("shell.{key}")).map(str::to_owned);
+        line(out, &format!("{key} = {value}"), source.as_deref());
+    }
+    let roots: Vec<String> = config
+        .shell
+        .writable_roots
+        .iter()
+        .map(|root| quote(&root.display().to_string()))
+        .collect();
+    let _ = writeln!(out, "writable_roots = [{}]", roots.join(", "));
+}
+
+fn line(out: &mut String, text: &str, source: Option<&str>) {
+    let _ = writeln!(out, "{text:<40} # {}", source.unwrap_or(DEFAULT));
+}
+
+fn rules(out: &mut String, list: RuleList, rules: &[PermissionRule]) {
+    if rules.is_empty() {
+        let _ = writeln!(out, "{} = []", list.as_str());
+        return;
+    }
+    let _ = writeln!(out, "{} = [", list.as_str());
+    for rule in rules {
+        line(
+            out,
+            &format!("  {},", quote(rule.as_str())),
+            Some(rule.origin().unwrap_or(DEFAULT)),
+        );
+    }
+    out.push_str("]\n");
+}
+
+fn hook_table(out: &mut String, event: &str, hook: &HookCommand) {
+    let _ = writeln!(out, "\n[[hooks.{event}]]  # {}", hook.origin);
+    if let Some(matcher) = &hook.matcher {
+        let _ = writeln!(out, "matcher = {}", quote(matcher));
+    }
+    let _ = writeln!(out, "command = {}", quote(&hook.command));
+    let _ = writeln!(out, "timeout = {}", hook.timeout.as_secs());
+}
+
+/// A TOML basic string.
+fn quote(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
+}

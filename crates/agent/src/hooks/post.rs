@@ -1,0 +1,94 @@
+//! PostToolUse command hooks, as a [`ResultHandler`] (R6's external form).
+
+use std::path::Path;
+
+use toolhost_core::permission::PermissionMode;
+use toolhost_core::{CallRequest, ContentBlock, ResultHandler, ToolOutput};
+
+use super::protocol::{HookInput, OutputDecision};
+use super::{HookRun, HookRunner};
+use crate::config::HookCommand;
+
+/// The configured `[[hooks.PostToolUse]]` entries, run in order after every matching call.
+///
+/// Each may replace the result (`updated_result`), add context, or block (exit 2 or
+/// `"decision": "block"`), which turns the result into an error carrying the reason. A hook
+/// that fails leaves the result as it was and appends a note saying so.
+#[derive(Debug)]
+pub struct PostToolUseHooks {
+    hooks: Vec<HookCommand>,
+    runner: HookRunner,
+}
+
+impl PostToolUseHooks {
+    /// Hooks run in `workspace`, telling them the `mode`.
+    pub fn new(hooks: Vec<HookCommand>, workspace: &Path, mode: PermissionMode) -> Self {
+        Self {
+            hooks,
+            runner: HookRunner::new(workspace, mode),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl ResultHandler for PostToolUseHooks {
+    async fn handle(&self, request: CallRequest<'_>, output: &mut ToolOutput) {
+        let cwd = self.runner.workspace_text();
+        for hook in self
+            .hooks
+            .iter()
+            .filter(|hook| hook.matches(&request.spec.name))
+        {
+            let response = serde_json::to_value(&*output).unwrap_or_default();
+            let input = HookInput {
+                hook_event_name: "PostToolUse",
+                call_id: request.call_id,
+                session_id: request.session.session_id.as_deref(),
+                cwd: &cwd,
+                permission_mode: self.runner.mode.as_str(),
+                tool_name: &request.spec.name,
+                tool_input: request.args,
+                tool_response: Some(response),
+            };
+            match self.runner.run(hook, &input).await {
+                HookRun::Answered(answer) => {
+                    if let Some(updated) = answer.updated_result {
+                        output.content = updated.content.into_blocks();
+                        if let Some(is_error) = updated.is_error {
+                            output.is_error = is_error;
+                        }
+                        if updated.details.is_some() {
+                            output.details = updated.details;
+                        }
+                    }
+                    if answer.decision == Some(OutputDecision::Block) {
+                        output.is_error = true;
+                        output.content.push(ContentBlock::text(format!(
+                            "The PostToolUse hook `{}` blocked this result: {}",
+                            hook.command,
+                            answer.reason.as_deref().unwrap_or("(no reason given)")
+                        )));
+                    }
+                    if let Some(context) = answer.additional_context {
+                        output.content.push(ContentBlock::text(context));
+                    }
+                }
+                HookRun::Blocked(stderr) => {
+                    output.is_error = true;
+                    output.content.push(ContentBlock::text(format!(
+                        "The PostToolUse hook `{}` blocked this result: {stderr}",
+                        hook.command
+                    )));
+                }
+                HookRun::Failed(problem) => {
+                    tracing::warn!(hook = %hook.command, origin = %hook.origin, "PostToolUse hook failed: {problem}");
+                    output.content.push(ContentBlock::text(format!(
+                        "[The PostToolUse hook `{}` ({}) failed: {problem}. The result above \
+                         is as the tool returned it.]",
+                        hook.command, hook.origin
+                    )));
+                }
+            }
+        }
+    }
+}

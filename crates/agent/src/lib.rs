@@ -1,0 +1,38 @@
+//! What assembles toolhost around the core: layered configuration, the permission system's
+//! files and processes (command hooks, the JSON-lines audit trail), and — later — the agent
+//! loop, sessions, sub-agents and skills.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use toolhost_agent::{Config, ConfigSources, Permissions};
+//! use toolhost_core::ToolRegistry;
+//! use toolhost_core::permission::NonInteractiveApprover;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let workspace = std::path::PathBuf::from("/work/project");
+//! let config = Config::load(&ConfigSources {
+//!     home: std::env::var_os("HOME").map(Into::into),
+//!     workspace: workspace.clone(),
+//!     ..ConfigSources::default()
+//! })?;
+//! let permissions =
+//!     Permissions::from_config(&config, &workspace, Arc::new(NonInteractiveApprover::refusing()))?;
+//! let registry = permissions.install(ToolRegistry::builder()).build();
+//! let visible = registry.for_mode(permissions.mode()); // plan mode: read-only tools only
+//! # drop(visible);
+//! # Ok(())
+//! # }
+//! ```
+
+mod audit_file;
+pub mod config;
+pub mod hooks;
+mod permissions;
+
+pub use audit_file::{AuditFileError, JsonLinesAudit};
+pub use config::{
+    Config, ConfigError, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand, HooksConfig, Limits,
+    Overrides, PermissionsConfig,
+};
+pub use hooks::{PostToolUseHooks, PreToolUseHooks};
+pub use permissions::Permissions;

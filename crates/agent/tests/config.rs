@@ -1,0 +1,341 @@
+//! Configuration layering: the user's file, the project's, the local one, `--config`, flags.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use toolhost_agent::{Config, ConfigError, ConfigSources, Overrides};
+use toolhost_core::permission::{PermissionMode, RuleList};
+
+struct Dirs {
+    _root: tempfile::TempDir,
+    home: PathBuf,
+    workspace: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let workspace = root.path().join("project");
+    std::fs::create_dir_all(home.join(".toolhost")).unwrap();
+    std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
+    Dirs {
+        _root: root,
+        home,
+        workspace,
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+}
+
+fn sources(dirs: &Dirs) -> ConfigSources {
+    ConfigSources {
+        home: Some(dirs.home.clone()),
+        workspace: dirs.workspace.clone(),
+        ..ConfigSources::default()
+    }
+}
+
+fn rules(config: &Config, list: RuleList) -> Vec<(String, String)> {
+    config
+        .permissions
+        .rules
+        .list(list)
+        .iter()
+        .map(|rule| (rule.to_string(), rule.origin().unwrap().to_owned()))
+        .collect()
+}
+
+#[test]
+fn layers_merge_later_scalars_win_and_rule_lists_concatenate() {
+    let dirs = dirs();
+    let user = dirs.home.join(".toolhost/config.toml");
+    let project = dirs.workspace.join(".toolhost/config.toml");
+    let local = dirs.workspace.join(".toolhost/config.local.toml");
+    let extra = dirs.workspace.join("extra.toml");
+    write(
+        &user,
+        "[permissions]\nmode = \"plan\"\nallow = [\"Read\"]\n\n[limits]\nmax_result_chars = 100\n",
+    );
+    write(
+        &project,
+        "[permissions]\nmode = \"acceptEdits\"\nallow = [\n  \"Bash(git status)\",\n]\ndeny = [\"Bash(rm:*)\"]\n",
+    );
+    write(
+        &local,
+        "[permissions]\nallow = [\"Bash(cargo test:*)\"]\naudit_log = \"logs/audit.jsonl\"\n",
+    );
+    write(&extra, "[limits]\nmax_result_chars = 300\n");
+    let config = Config::load(&ConfigSources {
+        extra_file: Some(extra.clone()),
+        overrides: Overrides {
+            mode: None,
+            allow: vec!["WebFetch(domain:docs.rs)".into()],
+            deny: vec!["Write(/Cargo.lock)".into()],
+        },
+        ..sources(&dirs)
+    })
+    .unwrap();
+
+    assert_eq!(config.permissions.mode, PermissionMode::AcceptEdits);
+    assert_eq!(
+        config.source_of("permissions.mode"),
+        Some(format!("{}:2", project.display()).as_str())
+    );
+    assert_eq!(config.limits.max_result_chars, Some(300));
+    assert_eq!(
+        config.source_of("limits.max_result_chars"),
+        Some(format!("{}:2", extra.display()).as_str())
+    );
+    assert_eq!(
+        rules(&config, RuleList::Allow),
+        [
+            ("Read".to_owned(), format!("{}:3", user.display())),
+            (
+                "Bash(git status)".to_owned(),
+                format!("{}:4", project.display())
+            ),
+            (
+                "Bash(cargo test:*)".to_owned(),
+                format!("{}:2", local.display())
+            ),
+            ("WebFetch(domain:docs.rs)".to_owned(), "--allow".to_owned()),
+        ]
+    );
+    assert_eq!(
+        rules(&config, RuleList::Deny),
+        [
+            ("Bash(rm:*)".to_owned(), format!("{}:6", project.display())),
+            ("Write(/Cargo.lock)".to_owned(), "--deny".to_owned()),
+        ]
+    );
+    assert_eq!(
+        config.permissions.audit_log,
+        Some(dirs.workspace.join("logs/audit.jsonl"))
+    );
+    assert_eq!(config.files(), [user, project, local, extra]);
+}
+
+#[test]
+fn the_mode_flag_wins_over_every_file() {
+    let dirs = dirs();
+    write(
+        &dirs.workspace.join(".toolhost/config.local.toml"),
+        "[permissions]\nmode = \"plan\"\n",
+    );
+    let config = Config::load(&ConfigSources {
+        overrides: Overrides {
+            mode: Some(PermissionMode::BypassPermissions),
+            ..Overrides::default()
+        },
+        ..sources(&dirs)
+    })
+    .unwrap();
+    assert_eq!(config.permissions.mode, PermissionMode::BypassPermissions);
+    assert_eq!(config.source_of("permissions.mode"), Some("--mode"));
+}
+
+#[test]
+fn no_files_give_the_defaults() {
+    let dirs = dirs();
+    let config = Config::load(&sources(&dirs)).unwrap();
+    assert_eq!(config.permissions.mode, PermissionMode::Default);
+    assert!(config.files().is_empty());
+    assert_eq!(config.limits.max_result_chars, None);
+}
+
+fn load_error(file: &str, text: &str) -> (PathBuf, String) {
+    let dirs = dirs();
+    let path = dirs.workspace.join(".toolhost").join(file);
+    write(&path, text);
+    let error = Config::load(&sources(&dirs)).unwrap_err();
+    assert!(matches!(error, ConfigError::Invalid { .. }), "{error:?}");
+    (path, error.to_string())
+}
+
+#[test]
+fn a_bad_file_names_the_file_the_line_and_the_problem() {
+    let (path, message) = load_error(
+        "config.toml",
+        "[permissions]\nmode = \"plan\"\nallow = [\"Read\",\n",
+    );
+    assert!(
+        message.starts_with(&format!("invalid config file {}: line ", path.display())),
+        "{message}"
+    );
+
+    let (path, message) = load_error(
+        "config.local.toml",
+        "[permissions]\nallow = [\n  \"Read\",\n  \"Bash(git status\",\n]\n",
+    );
+    assert_eq!(
+        message,
+        format!(
+            "invalid config file {}: line 4: invalid permission rule 'Bash(git status': a \
+             specifier must be closed by ')' at the end, as in 'Bash(git status)'",
+            path.display()
+        )
+    );
+
+    let (path, message) = load_error("config.toml", "\n[permissions]\nmode = \"yolo\"\n");
+    assert_eq!(
+        message,
+        format!(
+            "invalid config file {}: line 3: unknown permission mode 'yolo': use one of default, \
+             acceptEdits, plan, bypassPermissions",
+            path.display()
+        )
+    );
+
+    let (_, message) = load_error("config.toml", "[permissions]\nalow = []\n");
+    assert!(
+        message.contains("line 2: unknown field `alow`"),
+        "{message}"
+    );
+
+    let (_, message) = load_error(
+        "config.toml",
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash(\"\ncommand = \"true\"\n",
+    );
+    assert!(
+        message.contains("line 1: the hook matcher 'Bash(' is not a valid regular expression"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_bad_flag_names_the_flag() {
+    let dirs = dirs();
+    let error = Config::load(&ConfigSources {
+        overrides: Overrides {
+            allow: vec!["Bash(".into()],
+            ..Overrides::default()
+        },
+        ..sources(&dirs)
+    })
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid --allow 'Bash(': a specifier must be closed by ')' at the end, as in 'Bash(git status)'"
+    );
+}
+
+#[test]
+fn a_missing_config_flag_file_is_an_error_but_missing_layers_are_not() {
+    let dirs = dirs();
+    let error = Config::load(&ConfigSources {
+        extra_file: Some(dirs.workspace.join("nope.toml")),
+        ..sources(&dirs)
+    })
+    .unwrap_err();
+    assert!(
+        error.to_string().starts_with("cannot read config file"),
+        "{error}"
+    );
+}
+
+#[test]
+fn show_prints_the_merged_values_and_where_they_came_from() {
+    let dirs = dirs();
+    let project = dirs.workspace.join(".toolhost/config.toml");
+    write(
+        &project,
+        "[permissions]\nallow = [\"Bash(git status)\"]\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"./guard.sh\"\ntimeout = 5\n",
+    );
+    let config = Config::load(&ConfigSources {
+        overrides: Overrides {
+            mode: Some(PermissionMode::AcceptEdits),
+            ..Overrides::default()
+        },
+        ..sources(&dirs)
+    })
+    .unwrap();
+    let p = project.display();
+    assert_eq!(
+        config.show(),
+        format!(
+            "# files read, in order: {p}\n\
+             \n[limits]\n\
+             max_result_chars = 50000                 # built-in default\n\
+             \n[shell]\n\
+             exec_timeout = 120                       # built-in default\n\
+             max_timeout = 600                        # built-in default\n\
+             max_output_bytes = 102400                # built-in default\n\
+             sandbox = \"workspace-write\"              # built-in default\n\
+             network = true                           # built-in default\n\
+             writable_roots = []\n\
+             \n[permissions]\n\
+             mode = \"acceptEdits\"                     # --mode\n\
+             allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\
+             ask = []\n\
+             deny = []\n\
+             \n[[hooks.PreToolUse]]  # {p}:4\n\
+             matcher = \"Bash\"\n\
+             command = \"./guard.sh\"\n\
+             timeout = 5\n"
+        )
+    );
+}
+
+#[test]
+fn shell_settings_layer_like_the_rest_and_reach_the_bash_tool() {
+    let dirs = dirs();
+    write(
+        &dirs.home.join(".toolhost/config.toml"),
+        "[shell]\nexec_timeout = 30\nwritable_roots = [\"~/cache\"]\nnetwork = false\n",
+    );
+    write(
+        &dirs.workspace.join(".toolhost/config.toml"),
+        "[shell]\nexec_timeout = 5\nsandbox = \"read-only\"\nwritable_roots = [\"build\"]\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    let settings = config.shell.bash_settings();
+    assert_eq!(settings.default_timeout, std::time::Duration::from_secs(5));
+    assert_eq!(
+        settings.max_timeout,
+        toolhost_tools::shell::MAX_BASH_TIMEOUT
+    );
+    assert_eq!(settings.sandbox, toolhost_tools::ShellSandbox::ReadOnly);
+    assert_eq!(settings.network, toolhost_tools::NetworkAccess::Denied);
+    assert_eq!(
+        settings.writable_roots,
+        vec![dirs.home.join("cache"), dirs.workspace.join("build")]
+    );
+    assert_eq!(
+        config.source_of("shell.exec_timeout"),
+        Some(
+            format!(
+                "{}:2",
+                dirs.workspace.join(".toolhost/config.toml").display()
+            )
+            .as_str()
+        )
+    );
+    let shown = config.show();
+    assert!(shown.contains("[shell]\nexec_timeout = 5"), "{shown}");
+    assert!(shown.contains("sandbox = \"read-only\""), "{shown}");
+}
+
+#[test]
+fn a_bad_shell_value_names_the_file_line_and_the_choices() {
+    let dirs = dirs();
+    let project = dirs.workspace.join(".toolhost/config.toml");
+    write(&project, "[shell]\n\nsandbox = \"strict\"\n");
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "invalid config file {}: line 3: unknown sandbox mode 'strict': use \"workspace-write\", \"read-only\" or \"off\"",
+            project.display()
+        )
+    );
+    write(&project, "[shell]\nexec_timeout = 0\n");
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert!(
+        error.contains("line 2: shell.exec_timeout of 0 seconds"),
+        "{error}"
+    );
+}

@@ -1,0 +1,418 @@
+//! Rule parsing and matching: shell commands per simple command, gitignore-style paths,
+//! domains, MCP servers (R37).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pretty_assertions::assert_eq;
+use toolhost_core::permission::{
+    Decision, DecisionInput, PermissionMode, PermissionRule, RuleList, RuleSet, ToolSelection,
+    evaluate, suggested_rules,
+};
+use toolhost_core::{PermissionSubject, Sensitivity, ShellSubject, ToolSpec};
+
+fn rules(list: RuleList, texts: &[&str]) -> RuleSet {
+    let mut set = RuleSet::new();
+    for text in texts {
+        set.push(list, PermissionRule::parse(text).unwrap());
+    }
+    set
+}
+
+fn decide(tool: &str, rules: &RuleSet, subject: PermissionSubject) -> Decision {
+    let spec = ToolSpec::new(tool, "a tool");
+    evaluate(DecisionInput {
+        mode: PermissionMode::Default,
+        rules,
+        session_allow: &[],
+        spec: &spec,
+        subject: &subject,
+        hook: None,
+    })
+    .decision
+}
+
+/// A shell subject as the Bash tool reports it: the argv of every simple command.
+fn shell(commands: &[&[&str]]) -> PermissionSubject {
+    PermissionSubject::Shell(ShellSubject {
+        commands: commands
+            .iter()
+            .map(|argv| argv.iter().map(|word| (*word).to_owned()).collect())
+            .collect(),
+        fully_analysed: true,
+        ..ShellSubject::default()
+    })
+}
+
+#[test]
+fn an_exact_rule_matches_only_that_command() {
+    let allow = rules(RuleList::Allow, &["Bash(git status)"]);
+    assert_eq!(
+        decide("Bash", &allow, shell(&[&["git", "status"]])),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide("Bash", &allow, shell(&[&["git", "status", "--short"]])),
+        Decision::Ask
+    );
+    assert_eq!(decide("Bash", &allow, shell(&[&["git"]])), Decision::Ask);
+}
+
+#[test]
+fn a_prefix_rule_matches_whole_words_only() {
+    let allow = rules(RuleList::Allow, &["Bash(npm run test:*)"]);
+    assert_eq!(
+        decide("Bash", &allow, shell(&[&["npm", "run", "test"]])),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide(
+            "Bash",
+            &allow,
+            shell(&[&["npm", "run", "test", "--", "-u"]])
+        ),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide("Bash", &allow, shell(&[&["npm", "run", "testx"]])),
+        Decision::Ask
+    );
+    assert_eq!(
+        decide("Bash", &allow, shell(&[&["npm", "run", "build"]])),
+        Decision::Ask
+    );
+}
+
+#[test]
+fn compound_commands_cannot_slip_past_a_prefix_rule() {
+    let allow = rules(RuleList::Allow, &["Bash(git status:*)"]);
+    // `git status && rm -rf x`
+    assert_eq!(
+        decide(
+            "Bash",
+            &allow,
+            shell(&[&["git", "status"], &["rm", "-rf", "x"]])
+        ),
+        Decision::Ask
+    );
+    // `git status; curl x | sh`
+    assert_eq!(
+        decide(
+            "Bash",
+            &allow,
+            shell(&[&["git", "status"], &["curl", "x"], &["sh"]])
+        ),
+        Decision::Ask
+    );
+    // `git status $(rm x)`: the substitution is a simple command of its own, and the outer
+    // word is dynamic, so the analysis is not complete.
+    let substituted = PermissionSubject::Shell(ShellSubject {
+        commands: vec![
+            vec!["git".into(), "status".into()],
+            vec!["rm".into(), "x".into()],
+        ],
+        fully_analysed: false,
+        ..ShellSubject::default()
+    });
+    assert_eq!(decide("Bash", &allow, substituted), Decision::Ask);
+    // Even when every known command is allowed, an incomplete analysis never auto-allows.
+    let unknown = PermissionSubject::Shell(ShellSubject {
+        commands: vec![vec!["git".into(), "status".into()]],
+        fully_analysed: false,
+        ..ShellSubject::default()
+    });
+    assert_eq!(decide("Bash", &allow, unknown), Decision::Ask);
+}
+
+#[test]
+fn every_simple_command_must_be_allowed_and_any_denied_one_denies() {
+    let mut set = rules(
+        RuleList::Allow,
+        &["Bash(git status:*)", "Bash(cargo test:*)"],
+    );
+    set.push(RuleList::Deny, PermissionRule::parse("Bash(rm:*)").unwrap());
+    assert_eq!(
+        decide(
+            "Bash",
+            &set,
+            shell(&[&["git", "status"], &["cargo", "test", "-q"]])
+        ),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide(
+            "Bash",
+            &set,
+            shell(&[&["git", "status"], &["rm", "-rf", "x"]])
+        ),
+        Decision::Deny
+    );
+    // A deny rule looks past assignments; an allow rule never matches them.
+    assert_eq!(
+        decide("Bash", &set, shell(&[&["X=1", "rm", "x"]])),
+        Decision::Deny
+    );
+    assert_eq!(
+        decide("Bash", &set, shell(&[&["PAGER=sh", "git", "status"]])),
+        Decision::Ask
+    );
+    // A deny rule still denies what it recognises in a command that was not fully analysed.
+    let partial = PermissionSubject::Shell(ShellSubject {
+        commands: vec![vec!["rm".into(), "x".into()]],
+        fully_analysed: false,
+        ..ShellSubject::default()
+    });
+    assert_eq!(decide("Bash", &set, partial), Decision::Deny);
+}
+
+#[test]
+fn a_specifier_rule_does_not_auto_allow_a_command_reaching_outside_the_workspace() {
+    let allow = rules(RuleList::Allow, &["Bash(cat:*)"]);
+    let outside = PermissionSubject::Shell(ShellSubject {
+        commands: vec![vec!["cat".into(), "/etc/shadow".into()]],
+        fully_analysed: true,
+        outside_workspace: vec!["/etc/shadow".into()],
+        ..ShellSubject::default()
+    });
+    assert_eq!(decide("Bash", &allow, outside.clone()), Decision::Ask);
+    // A bare `Bash` rule allows everything the command policy does not deny.
+    assert_eq!(
+        decide("Bash", &rules(RuleList::Allow, &["Bash"]), outside),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn path_rules_are_gitignore_style_and_relative_to_the_workspace() {
+    let paths =
+        |list: &[&str]| PermissionSubject::Paths(list.iter().map(|p| (*p).to_owned()).collect());
+    let src = rules(RuleList::Allow, &["Write(src/**)"]);
+    assert_eq!(
+        decide("Write", &src, paths(&["src/a/b.rs"])),
+        Decision::Allow
+    );
+    assert_eq!(decide("Write", &src, paths(&["src"])), Decision::Allow);
+    assert_eq!(
+        decide("Write", &src, paths(&["lib/src/a.rs"])),
+        Decision::Ask
+    );
+    assert_eq!(
+        decide("Write", &src, paths(&["src/../etc/x"])),
+        Decision::Ask
+    );
+    assert_eq!(
+        decide("Write", &src, paths(&["src/a.rs", "docs/a.md"])),
+        Decision::Ask
+    );
+
+    // No inner slash: any depth. `*` does not cross folders.
+    let rs = rules(RuleList::Allow, &["Write(*.rs)"]);
+    assert_eq!(decide("Write", &rs, paths(&["a/b/c.rs"])), Decision::Allow);
+    let top = rules(RuleList::Allow, &["Write(/*.rs)"]);
+    assert_eq!(decide("Write", &top, paths(&["c.rs"])), Decision::Allow);
+    assert_eq!(decide("Write", &top, paths(&["a/c.rs"])), Decision::Ask);
+
+    // A folder name covers what is inside; `//` is an absolute path.
+    let env = rules(RuleList::Deny, &["Read(.env)", "Read(//etc/**)"]);
+    assert_eq!(decide("Read", &env, paths(&["app/.env"])), Decision::Deny);
+    assert_eq!(
+        decide("Read", &env, paths(&["/etc/passwd"])),
+        Decision::Deny
+    );
+    assert_eq!(decide("Read", &env, paths(&["etc/passwd"])), Decision::Ask);
+    let secrets = rules(RuleList::Deny, &["Read(secrets/)"]);
+    assert_eq!(
+        decide("Read", &secrets, paths(&["secrets/key.pem"])),
+        Decision::Deny
+    );
+}
+
+#[test]
+fn read_rules_cover_the_read_tools_and_edit_rules_cover_write() {
+    let paths = PermissionSubject::Paths(vec!["private/notes.md".into()]);
+    let deny = rules(RuleList::Deny, &["Read(private/**)", "Edit(private/**)"]);
+    for tool in ["Read", "Grep", "Glob", "ListDir", "Edit", "Write"] {
+        assert_eq!(decide(tool, &deny, paths.clone()), Decision::Deny, "{tool}");
+    }
+    let write_only = rules(RuleList::Deny, &["Write(private/**)"]);
+    assert_eq!(decide("Edit", &write_only, paths), Decision::Ask);
+}
+
+#[test]
+fn domain_rules_match_the_host_and_its_subdomains() {
+    let allow = rules(RuleList::Allow, &["WebFetch(domain:example.com)"]);
+    let host = |h: &str| PermissionSubject::Domain(h.to_owned());
+    assert_eq!(
+        decide("WebFetch", &allow, host("example.com")),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide("WebFetch", &allow, host("docs.Example.com.")),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide("WebFetch", &allow, host("badexample.com")),
+        Decision::Ask
+    );
+    assert_eq!(
+        decide("WebFetch", &allow, host("example.com.evil.io")),
+        Decision::Ask
+    );
+    let only_subdomains = rules(RuleList::Allow, &["WebFetch(domain:*.example.com)"]);
+    assert_eq!(
+        decide("WebFetch", &only_subdomains, host("example.com")),
+        Decision::Ask
+    );
+    assert_eq!(
+        decide("WebFetch", &only_subdomains, host("a.example.com")),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn mcp_rules_name_a_server_or_one_tool() {
+    let server = rules(RuleList::Allow, &["mcp__github"]);
+    assert_eq!(
+        decide(
+            "mcp__github__create_issue",
+            &server,
+            PermissionSubject::None
+        ),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide("mcp__githubx__list", &server, PermissionSubject::None),
+        Decision::Ask
+    );
+    let tool = rules(RuleList::Deny, &["mcp__github__delete_repo"]);
+    assert_eq!(
+        decide("mcp__github__delete_repo", &tool, PermissionSubject::None),
+        Decision::Deny
+    );
+    assert_eq!(
+        decide("mcp__github__list", &tool, PermissionSubject::None),
+        Decision::Ask
+    );
+    let all = rules(RuleList::Deny, &["mcp__*"]);
+    assert_eq!(
+        decide("mcp__x__y", &all, PermissionSubject::None),
+        Decision::Deny
+    );
+}
+
+#[test]
+fn a_specifier_rule_never_matches_a_call_whose_tool_reports_nothing() {
+    let allow = rules(RuleList::Allow, &["Bash(git status)"]);
+    assert_eq!(
+        decide("Bash", &allow, PermissionSubject::None),
+        Decision::Ask
+    );
+}
+
+#[test]
+fn bad_rules_are_refused_with_what_to_write_instead() {
+    let problem = |text: &str| PermissionRule::parse(text).unwrap_err().to_string();
+    assert_eq!(
+        problem("Bash(git status"),
+        "invalid permission rule 'Bash(git status': a specifier must be closed by ')' at the end, as in 'Bash(git status)'"
+    );
+    assert!(problem("Bash()").contains("the specifier is empty"));
+    assert!(problem("Ba sh").contains("is not a tool name"));
+    assert!(
+        problem("WebFetch(https://example.com)").contains("write 'WebFetch(domain:example.com)'")
+    );
+    assert!(problem("WebFetch(domain:https://x)").contains("is not a host name"));
+    assert!(problem("Read(src/[)").contains("is not a valid glob"));
+    assert!(problem("Read(~/notes)").contains("'~' is not expanded"));
+    assert!(problem("").contains("the tool name is missing"));
+    assert_eq!(
+        PermissionRule::parse(" Bash( git  status ) ")
+            .unwrap()
+            .as_str(),
+        "Bash(git  status)"
+    );
+}
+
+#[test]
+fn suggestions_allow_this_call_and_little_else() {
+    let texts = |tool: &str, subject: &PermissionSubject| -> Vec<String> {
+        suggested_rules(tool, subject)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let subject = shell(&[
+        &["git", "status"],
+        &["rm", "-rf", "x"],
+        &["git", "status", "-s"],
+    ]);
+    assert_eq!(
+        texts("Bash", &subject),
+        ["Bash(git status:*)", "Bash(rm -rf x)"]
+    );
+    let paths = PermissionSubject::Paths(vec!["notes.txt".into(), "/tmp/a[1].txt".into()]);
+    assert_eq!(
+        texts("Write", &paths),
+        ["Write(/notes.txt)", "Write(//tmp/a\\[1\\].txt)"]
+    );
+    assert_eq!(
+        texts("WebFetch", &PermissionSubject::Domain("example.com".into())),
+        ["WebFetch(domain:example.com)"]
+    );
+    // Each suggestion allows the call it came from.
+    let mut allow = RuleSet::new();
+    for rule in suggested_rules("Write", &paths) {
+        allow.push(RuleList::Allow, rule);
+    }
+    assert_eq!(decide("Write", &allow, paths), Decision::Allow);
+    assert_eq!(
+        decide(
+            "Write",
+            &allow,
+            PermissionSubject::Paths(vec!["a/notes.txt".into()])
+        ),
+        Decision::Ask
+    );
+}
+
+#[test]
+fn tool_selections_read_slash_command_lists() {
+    let selection =
+        ToolSelection::parse_list("Bash(git add:*), Bash(git status:*),Read, mcp__github").unwrap();
+    let names: Vec<&str> = selection
+        .rules()
+        .iter()
+        .map(PermissionRule::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Bash(git add:*)",
+            "Bash(git status:*)",
+            "Read",
+            "mcp__github"
+        ]
+    );
+    assert!(selection.names_tool("Grep"));
+    assert!(selection.names_tool("mcp__github__list"));
+    assert!(!selection.names_tool("Write"));
+    assert!(ToolSelection::parse_list("Bash(git").is_err());
+}
+
+#[test]
+fn an_edit_tool_in_accept_edits_mode_still_obeys_ask_rules() {
+    let spec = ToolSpec::new("Edit", "edits").with_sensitivity(Sensitivity::Edit);
+    let set = rules(RuleList::Ask, &["Edit(Cargo.toml)"]);
+    let decide_path = |path: &str| {
+        evaluate(DecisionInput {
+            mode: PermissionMode::AcceptEdits,
+            rules: &set,
+            session_allow: &[],
+            spec: &spec,
+            subject: &PermissionSubject::Paths(vec![path.into()]),
+            hook: None,
+        })
+        .decision
+    };
+    assert_eq!(decide_path("Cargo.toml"), Decision::Ask);
+    assert_eq!(decide_path("src/main.rs"), Decision::Allow);
+}
