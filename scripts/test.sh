@@ -11,5 +11,10 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== unit, integration, property and doc tests"
 cargo test --workspace --locked
 
+echo "== toolhost serve against the official MCP SDK clients and the conformance suite"
+cargo build -p toolhost --locked
+tests/mcp-clients/run.sh "$CARGO_TARGET_DIR/debug/toolhost"
+
 echo "== the fuzz target builds (run it by hand: see README)"
-cargo build --manifest-path fuzz/Cargo.toml --locked --target-dir "$CARGO_TARGET_DIR/fuzz"
+# Not --locked: the fuzz crate has its own lock file, which follows toolhost-core's dependencies.
+cargo build --manifest-path fuzz/Cargo.toml --target-dir "$CARGO_TARGET_DIR/fuzz"

@@ -260,6 +260,13 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
             "# files read, in order: {p}\n\
              \n[limits]\n\
              max_result_chars = 50000                 # built-in default\n\
+             \n[shell]\n\
+             exec_timeout = 120                       # built-in default\n\
+             max_timeout = 600                        # built-in default\n\
+             max_output_bytes = 102400                # built-in default\n\
+             sandbox = \"workspace-write\"              # built-in default\n\
+             network = true                           # built-in default\n\
+             writable_roots = []\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\
@@ -270,5 +277,65 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              command = \"./guard.sh\"\n\
              timeout = 5\n"
         )
+    );
+}
+
+#[test]
+fn shell_settings_layer_like_the_rest_and_reach_the_bash_tool() {
+    let dirs = dirs();
+    write(
+        &dirs.home.join(".toolhost/config.toml"),
+        "[shell]\nexec_timeout = 30\nwritable_roots = [\"~/cache\"]\nnetwork = false\n",
+    );
+    write(
+        &dirs.workspace.join(".toolhost/config.toml"),
+        "[shell]\nexec_timeout = 5\nsandbox = \"read-only\"\nwritable_roots = [\"build\"]\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    let settings = config.shell.bash_settings();
+    assert_eq!(settings.default_timeout, std::time::Duration::from_secs(5));
+    assert_eq!(
+        settings.max_timeout,
+        toolhost_tools::shell::MAX_BASH_TIMEOUT
+    );
+    assert_eq!(settings.sandbox, toolhost_tools::ShellSandbox::ReadOnly);
+    assert_eq!(settings.network, toolhost_tools::NetworkAccess::Denied);
+    assert_eq!(
+        settings.writable_roots,
+        vec![dirs.home.join("cache"), dirs.workspace.join("build")]
+    );
+    assert_eq!(
+        config.source_of("shell.exec_timeout"),
+        Some(
+            format!(
+                "{}:2",
+                dirs.workspace.join(".toolhost/config.toml").display()
+            )
+            .as_str()
+        )
+    );
+    let shown = config.show();
+    assert!(shown.contains("[shell]\nexec_timeout = 5"), "{shown}");
+    assert!(shown.contains("sandbox = \"read-only\""), "{shown}");
+}
+
+#[test]
+fn a_bad_shell_value_names_the_file_line_and_the_choices() {
+    let dirs = dirs();
+    let project = dirs.workspace.join(".toolhost/config.toml");
+    write(&project, "[shell]\n\nsandbox = \"strict\"\n");
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "invalid config file {}: line 3: unknown sandbox mode 'strict': use \"workspace-write\", \"read-only\" or \"off\"",
+            project.display()
+        )
+    );
+    write(&project, "[shell]\nexec_timeout = 0\n");
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert!(
+        error.contains("line 2: shell.exec_timeout of 0 seconds"),
+        "{error}"
     );
 }

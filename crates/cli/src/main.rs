@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use toolhost_agent::{Config, ConfigSources, Overrides, Permissions};
-use toolhost_core::permission::{NonInteractiveApprover, PermissionMode};
+use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
 /// The tool system for LLM agents: list, call and serve sandboxed tools.
 #[derive(Debug, Parser)]
@@ -48,6 +48,8 @@ enum Command {
     Config(commands::config::ConfigCommand),
     /// Report what this machine and workspace support (sandbox, shell, temp folder, tools).
     Doctor,
+    /// Serve the registry as an MCP server (stdio by default, or Streamable HTTP).
+    Serve(commands::serve::ServeArgs),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -80,31 +82,45 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             deny: cli.deny,
         },
     })?;
-    let approver = match &cli.command {
-        Command::Call(args) => approval::approver_for_call(args.yes, args.reads_stdin()),
-        Command::Tools(_) | Command::Config(_) | Command::Doctor => {
-            Arc::new(NonInteractiveApprover::refusing())
-        }
+    // Each command builds what it needs: `serve` its own registry (whose approver asks MCP
+    // clients) and runtime; `config` no registry at all.
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
     };
-    let permissions = Permissions::from_config(&config, &workspace, approver)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let (registry, sources) =
-        registry::build_registry(&workspace, &config, &permissions, &runtime)?;
+    let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
+        let permissions = Permissions::from_config(&config, &workspace, approver)?;
+        let (registry, sources) =
+            runtime.block_on(registry::build_registry(&workspace, &config, &permissions))?;
+        anyhow::Ok((permissions, registry, sources))
+    };
+    let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
     match cli.command {
         // The model sees the registry of the mode (plan: read-only tools); a direct call goes
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
+            let runtime = runtime()?;
+            let (permissions, registry, sources) = registry_on(&runtime, refusing())?;
             commands::tools::run(&registry.for_mode(permissions.mode()), &sources, &args)
         }
-        Command::Call(args) => runtime.block_on(commands::call::run(&registry, args)),
+        Command::Call(args) => {
+            let runtime = runtime()?;
+            let approver = approval::approver_for_call(args.yes, args.reads_stdin());
+            let (_, registry, _) = registry_on(&runtime, approver)?;
+            runtime.block_on(commands::call::run(&registry, args))
+        }
         Command::Config(command) => Ok(commands::config::run(&config, &command)),
-        Command::Doctor => runtime.block_on(commands::doctor::run(&workspace, &registry)),
+        Command::Doctor => {
+            let runtime = runtime()?;
+            let (_, registry, _) = registry_on(&runtime, refusing())?;
+            runtime.block_on(commands::doctor::run(&workspace, &registry))
+        }
+        Command::Serve(args) => commands::serve::run(&workspace, &config, args),
     }
 }
 
-/// Logs go to stderr, so stdout carries only results (and, later, MCP messages).
+/// Logs go to stderr, so stdout carries only results and MCP messages.
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

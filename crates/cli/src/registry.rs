@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use toolhost_agent::{Config, Permissions};
 use toolhost_core::ToolRegistry;
 use toolhost_script::{ScriptHost, discover_and_load_custom_tools};
-use toolhost_tools::{BashSettings, Workspace, builtin_tools};
+use toolhost_tools::{Workspace, builtin_tools};
 
 use crate::script_host::{PermissionExecGate, WorkspaceFileSystem};
 
@@ -18,11 +18,10 @@ pub type CustomToolSources = BTreeMap<String, PathBuf>;
 /// The registry for this workspace: every built-in tool, with the configured limits and the
 /// permission system, then the custom tools discovered on disk (R33–R35). A custom tool that
 /// fails to load or clashes is logged as a warning; the others still load.
-pub fn build_registry(
+pub async fn build_registry(
     workspace: &Path,
     config: &Config,
     permissions: &Permissions,
-    runtime: &tokio::runtime::Runtime,
 ) -> anyhow::Result<(ToolRegistry, CustomToolSources)> {
     let mut builder = permissions.install(ToolRegistry::builder());
     if let Some(max_chars) = config.limits.max_result_chars {
@@ -36,7 +35,7 @@ pub fn build_registry(
     );
     let refused = registry.register_all(builtin_tools(
         Arc::clone(&workspace),
-        BashSettings::default(),
+        config.shell.bash_settings(),
     ));
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
@@ -53,12 +52,8 @@ pub fn build_registry(
     }
     let host = host.build();
     let builtin_names = registry.names();
-    let discovery = runtime.block_on(discover_and_load_custom_tools(
-        &host,
-        &[],
-        workspace_root,
-        &builtin_names,
-    ));
+    let discovery =
+        discover_and_load_custom_tools(&host, &[], workspace_root, &builtin_names).await;
     let mut sources = CustomToolSources::new();
     for loaded in discovery.tools {
         let name = loaded.tool.name().to_owned();

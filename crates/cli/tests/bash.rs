@@ -149,3 +149,22 @@ fn modes_decide_without_asking() {
         .code(1)
         .stderr(predicate::str::contains("refused by the command policy"));
 }
+
+#[test]
+fn the_configured_exec_timeout_applies_to_commands_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".toolhost")).unwrap();
+    std::fs::write(
+        dir.path().join(".toolhost/config.toml"),
+        "[shell]\nexec_timeout = 1\n",
+    )
+    .unwrap();
+    toolhost(dir.path())
+        .args(["call", "Bash", r#"{"command": "sleep 20"}"#, "--yes"])
+        .timeout(std::time::Duration::from_secs(15))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "[timed out: the command was stopped after 1 s.",
+        ));
+}

@@ -129,6 +129,52 @@ pub(crate) fn install(
 }
 
 #[cfg(target_os = "linux")]
+mod network_filter {
+    //! A seccomp program that makes `socket()` fail with `EPERM` for internet families, so a
+    //! command without network access cannot use UDP or raw sockets either (Landlock's network
+    //! rules cover TCP only). Local sockets (`AF_UNIX`) keep working.
+
+    use std::collections::BTreeMap;
+
+    use nix::libc;
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+
+    use super::SandboxError;
+
+    /// The address families refused: IPv4, IPv6 and raw packets.
+    const DENIED_FAMILIES: [libc::c_int; 3] = [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET];
+
+    pub(super) fn internet_sockets_denied() -> Result<BpfProgram, SandboxError> {
+        let error = |error: seccompiler::BackendError| SandboxError::Ruleset(error.to_string());
+        let rules = DENIED_FAMILIES
+            .iter()
+            .map(|family| {
+                let domain = SeccompCondition::new(
+                    0,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Eq,
+                    u64::from(family.unsigned_abs()),
+                )?;
+                SeccompRule::new(vec![domain])
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(error)?;
+        let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(error)?;
+        let filter = SeccompFilter::new(
+            BTreeMap::from([(libc::SYS_socket, rules)]),
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::EPERM.unsigned_abs()),
+            arch,
+        )
+        .map_err(error)?;
+        BpfProgram::try_from(filter).map_err(|error| SandboxError::Ruleset(error.to_string()))
+    }
+}
+
+#[cfg(target_os = "linux")]
 mod landlock_rules {
     use std::os::unix::process::CommandExt;
 
@@ -189,20 +235,36 @@ mod landlock_rules {
         command: &mut std::process::Command,
     ) -> Result<(), SandboxError> {
         let ruleset = ruleset(policy)?;
+        let network = match policy {
+            SandboxPolicy::Off => NetworkAccess::Allowed,
+            SandboxPolicy::ReadOnly { network } | SandboxPolicy::WorkspaceWrite { network, .. } => {
+                *network
+            }
+        };
+        // Landlock covers TCP only; seccomp closes the rest (UDP, raw sockets).
+        let network_filter = match network {
+            NetworkAccess::Denied => Some(super::network_filter::internet_sockets_denied()?),
+            NetworkAccess::Allowed => None,
+        };
         let mut ruleset = Some(ruleset);
         let restrict = move || -> std::io::Result<()> {
             let denied = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
             let ruleset = ruleset.take().ok_or_else(denied)?;
             match ruleset.restrict_self() {
-                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => Ok(()),
-                _ => Err(denied()),
+                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => {}
+                _ => return Err(denied()),
             }
+            if let Some(filter) = &network_filter {
+                seccompiler::apply_filter(filter).map_err(|_| denied())?;
+            }
+            Ok(())
         };
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe work is sound. It does no allocation on the success path: the
-        // ruleset (paths opened, rules added) was built in the parent above, and
-        // `restrict_self` only makes the `prctl(PR_SET_NO_NEW_PRIVS)` and
-        // `landlock_restrict_self` system calls on the ruleset's file descriptor. The error
+        // ruleset (paths opened, rules added) and the seccomp program were built in the parent
+        // above; `restrict_self` only makes the `prctl(PR_SET_NO_NEW_PRIVS)` and
+        // `landlock_restrict_self` system calls on the ruleset's file descriptor, and
+        // `apply_filter` the `prctl` and `seccomp` calls on the prebuilt program. The error
         // path builds an `io::Error` from a kind, which does not allocate either.
         #[allow(unsafe_code)]
         unsafe {

@@ -93,6 +93,44 @@ async fn network_denial_blocks_tcp_connections() -> anyhow::Result<()> {
 }
 
 #[tokio::test]
+async fn network_denial_blocks_udp_too_but_not_local_sockets() -> anyhow::Result<()> {
+    let receiver = std::net::UdpSocket::bind("127.0.0.1:0")?;
+    receiver.set_read_timeout(Some(std::time::Duration::from_secs(2)))?;
+    let port = receiver.local_addr()?.port();
+    let send = format!("echo ping > /dev/udp/127.0.0.1/{port} && echo sent");
+    let sandboxed =
+        |network| ProcessSpec::bash(send.clone()).sandbox(SandboxPolicy::ReadOnly { network });
+
+    let allowed = sandboxed(NetworkAccess::Allowed).run().await?;
+    assert_eq!(allowed.stdout.text, "sent\n");
+    let mut buffer = [0u8; 16];
+    let (received, _) = receiver.recv_from(&mut buffer)?;
+    assert_eq!(&buffer[..received], b"ping\n");
+
+    let denied = sandboxed(NetworkAccess::Denied).run().await?;
+    assert_eq!(denied.stdout.text, "");
+    assert!(!denied.success());
+    assert!(
+        receiver.recv_from(&mut buffer).is_err(),
+        "a datagram got through"
+    );
+
+    // Local (Unix) sockets are not the network: they keep working.
+    let local = ProcessSpec::new("python3")
+        .args([
+            "-c",
+            "import socket; a, b = socket.socketpair(); a.send(b'x'); print(b.recv(1))",
+        ])
+        .sandbox(SandboxPolicy::ReadOnly {
+            network: NetworkAccess::Denied,
+        })
+        .run()
+        .await?;
+    assert_eq!(local.stdout.text, "b'x'\n", "{}", local.stderr.text);
+    Ok(())
+}
+
+#[tokio::test]
 async fn a_missing_writable_root_is_an_error_that_names_it() {
     let result = ProcessSpec::bash("true")
         .sandbox(SandboxPolicy::WorkspaceWrite {

@@ -18,6 +18,7 @@ use toolhost_core::{
     PermissionSubject, ShellSubject, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec,
     ToolUpdate, TypedTool,
 };
+pub use toolhost_exec::NetworkAccess;
 use toolhost_exec::{
     CommandAnalysis, CommandPolicy, OutputChunk, ProcessOutcome, ProcessSpec, RiskKind,
     SandboxPolicy, SandboxStatus, Termination, Verdict,
@@ -40,11 +41,37 @@ const STATUS_ALLOWANCE: usize = 4 * 1024;
 pub enum ShellSandbox {
     /// Read everywhere, write nowhere.
     ReadOnly,
-    /// Write only to the workspace and the temp folder (the default).
+    /// Write only to the workspace, the temp folder and configured roots (the default).
     #[default]
     WorkspaceWrite,
     /// No kernel sandbox: the command policy alone.
     Off,
+}
+
+impl ShellSandbox {
+    /// The name used in configuration: `read-only`, `workspace-write` or `off`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+            Self::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for ShellSandbox {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "read-only" => Ok(Self::ReadOnly),
+            "workspace-write" => Ok(Self::WorkspaceWrite),
+            "off" => Ok(Self::Off),
+            other => Err(format!(
+                "unknown sandbox mode '{other}': use \"workspace-write\", \"read-only\" or \"off\""
+            )),
+        }
+    }
 }
 
 /// The Bash tool's limits and sandbox, each overridable by configuration (R42).
@@ -58,6 +85,11 @@ pub struct BashSettings {
     pub output_cap: usize,
     /// The kernel sandbox.
     pub sandbox: ShellSandbox,
+    /// Whether sandboxed commands may open TCP connections.
+    pub network: NetworkAccess,
+    /// Folders writable under [`ShellSandbox::WorkspaceWrite`] besides the workspace and the
+    /// temp folder.
+    pub writable_roots: Vec<PathBuf>,
     /// Where full outputs are kept: the session's temp folder.
     pub output_dir: PathBuf,
 }
@@ -69,6 +101,8 @@ impl Default for BashSettings {
             max_timeout: MAX_BASH_TIMEOUT,
             output_cap: BASH_OUTPUT_CAP,
             sandbox: ShellSandbox::default(),
+            network: NetworkAccess::Allowed,
+            writable_roots: Vec::new(),
             output_dir: std::env::temp_dir().join(format!("toolhost-{}", std::process::id())),
         }
     }
@@ -115,9 +149,17 @@ impl Bash {
         match self.settings.sandbox {
             ShellSandbox::Off => SandboxPolicy::Off,
             ShellSandbox::ReadOnly => SandboxPolicy::ReadOnly {
-                network: toolhost_exec::NetworkAccess::Allowed,
+                network: self.settings.network,
             },
-            ShellSandbox::WorkspaceWrite => SandboxPolicy::workspace_write(self.workspace.root()),
+            ShellSandbox::WorkspaceWrite => {
+                let mut writable_roots =
+                    vec![self.workspace.root().to_path_buf(), std::env::temp_dir()];
+                writable_roots.extend(self.settings.writable_roots.iter().cloned());
+                SandboxPolicy::WorkspaceWrite {
+                    writable_roots,
+                    network: self.settings.network,
+                }
+            }
         }
     }
 

@@ -292,3 +292,61 @@ fn permission_subjects_list_every_simple_command() {
     assert!(denied.denied.is_some());
     assert!(!denied.outside_workspace.is_empty());
 }
+
+#[tokio::test]
+async fn configured_writable_roots_and_network_denial_apply_under_the_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = tempfile::tempdir_in(std::env::var("HOME").unwrap()).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let settings = BashSettings {
+        output_dir: dir.path().join("out"),
+        writable_roots: vec![extra.path().to_path_buf()],
+        network: toolhost_tools::NetworkAccess::Denied,
+        ..BashSettings::default()
+    };
+    let registry = ToolRegistry::new();
+    let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
+    registry
+        .register(Bash::with_settings(workspace, settings))
+        .unwrap();
+
+    let target = extra.path().join("allowed");
+    let write = registry
+        .execute(
+            "c",
+            "Bash",
+            json!({"command": format!("echo ok > {}", target.display())}),
+        )
+        .await;
+    assert!(!write.is_error, "{}", write.text());
+    assert!(target.exists());
+
+    let connect = registry
+        .execute(
+            "c",
+            "Bash",
+            json!({"command": format!("exec 3<>/dev/tcp/127.0.0.1/{port}")}),
+        )
+        .await;
+    assert!(connect.is_error, "{}", connect.text());
+    // seccomp refuses the socket itself (EPERM) before Landlock would refuse the connect.
+    assert!(
+        connect.text().contains("socket: Operation not permitted"),
+        "{}",
+        connect.text()
+    );
+}
+
+#[test]
+fn sandbox_modes_parse_from_their_config_names() {
+    for mode in [
+        ShellSandbox::ReadOnly,
+        ShellSandbox::WorkspaceWrite,
+        ShellSandbox::Off,
+    ] {
+        assert_eq!(mode.as_str().parse::<ShellSandbox>(), Ok(mode));
+    }
+    let error = "strict".parse::<ShellSandbox>().unwrap_err();
+    assert!(error.contains("unknown sandbox mode 'strict'"), "{error}");
+}

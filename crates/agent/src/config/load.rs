@@ -7,6 +7,7 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
+use toolhost_tools::ShellSandbox;
 
 use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
@@ -52,6 +53,20 @@ struct FileConfig {
     limits: FileLimits,
     permissions: FilePermissions,
     hooks: FileHooks,
+    shell: FileShell,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileShell {
+    /// Seconds.
+    exec_timeout: Option<Spanned<u64>>,
+    /// Seconds.
+    max_timeout: Option<Spanned<u64>>,
+    max_output_bytes: Option<Spanned<usize>>,
+    sandbox: Option<Spanned<String>>,
+    network: Option<Spanned<bool>>,
+    writable_roots: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -172,6 +187,7 @@ impl Config {
             self.sources
                 .insert("permissions.audit_log", origin(audit_log.span().start));
         }
+        self.merge_shell(file.shell, sources, &origin, &invalid)?;
         for (hooks, target) in [
             (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),
             (file.hooks.post_tool_use, &mut self.hooks.post_tool_use),
@@ -207,6 +223,64 @@ impl Config {
                 });
             }
         }
+        Ok(())
+    }
+
+    fn merge_shell(
+        &mut self,
+        shell: FileShell,
+        sources: &ConfigSources,
+        origin: &dyn Fn(usize) -> String,
+        invalid: &dyn Fn(Option<usize>, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        for (key, value, target) in [
+            (
+                "shell.exec_timeout",
+                shell.exec_timeout,
+                &mut self.shell.exec_timeout,
+            ),
+            (
+                "shell.max_timeout",
+                shell.max_timeout,
+                &mut self.shell.max_timeout,
+            ),
+        ] {
+            if let Some(seconds) = value {
+                if *seconds.get_ref() == 0 {
+                    return Err(invalid(
+                        Some(seconds.span().start),
+                        format!("{key} of 0 seconds would stop every command: give at least 1"),
+                    ));
+                }
+                *target = Some(Duration::from_secs(*seconds.get_ref()));
+                self.sources.insert(key, origin(seconds.span().start));
+            }
+        }
+        if let Some(bytes) = shell.max_output_bytes {
+            self.shell.max_output_bytes = Some(*bytes.get_ref());
+            self.sources
+                .insert("shell.max_output_bytes", origin(bytes.span().start));
+        }
+        if let Some(mode) = shell.sandbox {
+            let parsed = mode
+                .get_ref()
+                .parse::<ShellSandbox>()
+                .map_err(|message| invalid(Some(mode.span().start), message))?;
+            self.shell.sandbox = Some(parsed);
+            self.sources
+                .insert("shell.sandbox", origin(mode.span().start));
+        }
+        if let Some(network) = shell.network {
+            self.shell.network = Some(*network.get_ref());
+            self.sources
+                .insert("shell.network", origin(network.span().start));
+        }
+        self.shell.writable_roots.extend(
+            shell
+                .writable_roots
+                .iter()
+                .map(|root| resolve_path(root.get_ref(), sources)),
+        );
         Ok(())
     }
 

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use toolhost_core::permission::{PermissionMode, RuleSet};
+use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 
@@ -36,6 +37,8 @@ pub struct Config {
     pub permissions: PermissionsConfig,
     /// `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]`.
     pub hooks: HooksConfig,
+    /// `[shell]`: the Bash tool's limits and sandbox.
+    pub shell: ShellConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -65,6 +68,44 @@ impl Config {
 pub struct Limits {
     /// Tool results longer than this many characters are truncated (default 50 000).
     pub max_result_chars: Option<usize>,
+}
+
+/// `[shell]`: overrides of the Bash tool's limits and sandbox (R22, R38, R42). Unset values
+/// keep the tool's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShellConfig {
+    /// `exec_timeout`: the timeout of a command whose call gives none (default 120 s).
+    pub exec_timeout: Option<Duration>,
+    /// `max_timeout`: the longest timeout a call may ask for (default 600 s).
+    pub max_timeout: Option<Duration>,
+    /// `max_output_bytes`: output kept in the result, head and tail (default 100 KB).
+    pub max_output_bytes: Option<usize>,
+    /// `sandbox`: `workspace-write` (default), `read-only` or `off`.
+    pub sandbox: Option<ShellSandbox>,
+    /// `network`: `false` denies TCP connections to sandboxed commands.
+    pub network: Option<bool>,
+    /// `writable_roots`: more folders writable under `workspace-write`; relative paths are
+    /// resolved against the workspace, `~/` against `$HOME`. Lists concatenate across files.
+    pub writable_roots: Vec<PathBuf>,
+}
+
+impl ShellConfig {
+    /// The Bash tool's settings: its defaults with these overrides.
+    pub fn bash_settings(&self) -> BashSettings {
+        let defaults = BashSettings::default();
+        BashSettings {
+            default_timeout: self.exec_timeout.unwrap_or(defaults.default_timeout),
+            max_timeout: self.max_timeout.unwrap_or(defaults.max_timeout),
+            output_cap: self.max_output_bytes.unwrap_or(defaults.output_cap),
+            sandbox: self.sandbox.unwrap_or(defaults.sandbox),
+            network: match self.network {
+                Some(false) => NetworkAccess::Denied,
+                Some(true) | None => NetworkAccess::Allowed,
+            },
+            writable_roots: self.writable_roots.clone(),
+            ..defaults
+        }
+    }
 }
 
 /// `[permissions]`: mode, rules and the audit trail.

@@ -36,6 +36,8 @@ pub(super) fn render(config: &Config) -> String {
         ),
     }
 
+    shell(&mut out, config);
+
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
     line(
@@ -63,6 +65,35 @@ pub(super) fn render(config: &Config) -> String {
         }
     }
     out
+}
+
+fn shell(out: &mut String, config: &Config) {
+    let settings = config.shell.bash_settings();
+    out.push_str("\n[shell]\n");
+    let values = [
+        (
+            "exec_timeout",
+            settings.default_timeout.as_secs().to_string(),
+        ),
+        ("max_timeout", settings.max_timeout.as_secs().to_string()),
+        ("max_output_bytes", settings.output_cap.to_string()),
+        ("sandbox", quote(settings.sandbox.as_str())),
+        (
+            "network",
+            (settings.network == toolhost_tools::NetworkAccess::Allowed).to_string(),
+        ),
+    ];
+    for (key, value) in values {
+        let source = config.source_of(&format!("shell.{key}")).map(str::to_owned);
+        line(out, &format!("{key} = {value}"), source.as_deref());
+    }
+    let roots: Vec<String> = config
+        .shell
+        .writable_roots
+        .iter()
+        .map(|root| quote(&root.display().to_string()))
+        .collect();
+    let _ = writeln!(out, "writable_roots = [{}]", roots.join(", "));
 }
 
 fn line(out: &mut String, text: &str, source: Option<&str>) {

@@ -3,4 +3,5 @@
 pub mod call;
 pub mod config;
 pub mod doctor;
+pub mod serve;
 pub mod tools;

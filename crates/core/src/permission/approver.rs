@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::context::SessionInfo;
 use crate::subject::PermissionSubject;
 
 use super::rule::PermissionRule;
@@ -21,6 +22,9 @@ pub struct ApprovalRequest {
     /// The rules "allow for this session" would remember; also what to put in an allow list
     /// to stop being asked.
     pub suggested_rules: Vec<PermissionRule>,
+    /// The session the call belongs to, so an approver serving several clients (the MCP
+    /// server) knows whom to ask.
+    pub session: SessionInfo,
 }
 
 /// A person's answer.

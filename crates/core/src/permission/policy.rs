@@ -5,6 +5,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
+use crate::context::SessionInfo;
 use crate::pipeline::authorize::{Amendment, Authorization, Authorizer, CallRequest};
 use crate::subject::PermissionSubject;
 
@@ -140,7 +141,9 @@ impl PermissionPolicy {
         let mut asked = false;
         if evaluation.decision == Decision::Ask {
             asked = true;
-            evaluation = self.ask(request.spec, args, subject, evaluation).await;
+            evaluation = self
+                .ask(request.spec, args, subject, request.session, evaluation)
+                .await;
         }
         let entry = AuditEntry {
             time: SystemTime::now(),
@@ -178,6 +181,7 @@ impl PermissionPolicy {
         spec: &crate::ToolSpec,
         args: &Value,
         subject: &PermissionSubject,
+        session: &SessionInfo,
         evaluation: Evaluation,
     ) -> Evaluation {
         let mut warnings = Vec::new();
@@ -201,6 +205,7 @@ impl PermissionPolicy {
             reason: evaluation.reason,
             warnings,
             suggested_rules: suggested_rules(&spec.name, subject),
+            session: session.clone(),
         };
         let answer = self.approver.approve(&request).await;
         let source = DecisionSource::Approver {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `toolhost serve` against two peer MCP filesystem servers, with the same raw JSON-RPC client
+# (benches/mcp_client.py) on the same small file, in one run: the official
+# @modelcontextprotocol/server-filesystem (Node) and rust-mcp-filesystem (Rust).
+#
+# Installs the peers from the registries into $TOOLHOST_CACHE/bench (default
+# ~/.cache/toolhost/bench), idempotently; builds toolhost in release. Prints one JSON line per
+# server and a Markdown table. Set SKIP_RUST_PEER=1 to leave rust-mcp-filesystem out when it
+# cannot be built here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolhost/target}"
+bench="${TOOLHOST_CACHE:-$HOME/.cache/toolhost}/bench"
+mkdir -p "$bench"
+
+cargo build --release -p toolhost --locked
+toolhost="$CARGO_TARGET_DIR/release/toolhost"
+
+node_peer="$bench/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+if [ ! -f "$node_peer" ]; then
+    (cd "$bench" && npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/server-filesystem)
+fi
+rust_peer="$bench/cargo/bin/rust-mcp-filesystem"
+if [ -z "${SKIP_RUST_PEER:-}" ] && [ ! -x "$rust_peer" ]; then
+    cargo install --locked --root "$bench/cargo" rust-mcp-filesystem
+fi
+
+workspace="$(mktemp -d)"
+trap 'rm -rf "$workspace"' EXIT
+seq 1 40 | sed 's/^/line /' > "$workspace/small.txt"   # 40 short lines, ~300 bytes
+
+results="$workspace/results.jsonl"
+python3 benches/mcp_client.py toolhost Read path small.txt -- \
+    "$toolhost" --workspace "$workspace" serve | tee -a "$results"
+python3 benches/mcp_client.py server-filesystem read_text_file path "$workspace/small.txt" -- \
+    node "$node_peer" "$workspace" | tee -a "$results"
+if [ -z "${SKIP_RUST_PEER:-}" ]; then
+    python3 benches/mcp_client.py rust-mcp-filesystem read_text_file path "$workspace/small.txt" -- \
+        "$rust_peer" "$workspace" | tee -a "$results"
+fi
+
+python3 - "$results" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+print()
+print("| server | cold start to initialized | Read p50 / p99 | calls/s, 8 in flight | server CPU per call | peak RSS |")
+print("|---|---|---|---|---|---|")
+for r in rows:
+    print(f"| {r['server']} | {r['cold_start_ms']} ms | {r['read_p50_us']} / {r['read_p99_us']} µs | "
+          f"{r['calls_per_s_8_in_flight']} | {r['server_cpu_us_per_call']} µs | {r['peak_rss_mib']} MiB |")
+PY

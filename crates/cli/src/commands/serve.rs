@@ -1,0 +1,163 @@
+//! `toolhost serve`: the registry as an MCP server, over stdio (the default) or Streamable
+//! HTTP (`--http`).
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use tokio_util::sync::CancellationToken;
+use toolhost_agent::{Config, Permissions};
+use toolhost_core::permission::{Approver, NonInteractiveApprover};
+use toolhost_mcp::{
+    ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
+};
+
+use crate::registry;
+
+/// Arguments of `toolhost serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Serve Streamable HTTP on this address instead of stdio: a port (loopback) or
+    /// `ADDRESS:PORT`. Port 0 picks a free port; the URL is printed on stderr.
+    #[arg(long, value_name = "[ADDRESS:]PORT", value_parser = parse_listen_address)]
+    http: Option<SocketAddr>,
+    /// Require `Authorization: Bearer <token>` on every HTTP request, the token being the
+    /// value of this environment variable. Needed to serve on a non-loopback address.
+    #[arg(long, value_name = "VAR", requires = "http")]
+    token_env: Option<String>,
+    /// Accept this `Host` header besides the loopback names (DNS rebinding protection);
+    /// repeatable.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allowed_host: Vec<String>,
+    /// Accept requests from this browser origin (such as `http://localhost:6274`) besides the
+    /// server's own; repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allowed_origin: Vec<String>,
+    /// The largest HTTP request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = MAX_REQUEST_BODY_BYTES, requires = "http")]
+    max_request_bytes: usize,
+    /// Allow calls that need confirmation when the client cannot ask its user (no MCP
+    /// elicitation support). Without it they are refused with a message that says how to
+    /// allow them (`--yes`, `--allow RULE`, or a rule in the configuration).
+    #[arg(long)]
+    yes: bool,
+}
+
+/// Threads for blocking file work. Each one grows the process by a malloc arena, and one
+/// client rarely has more calls in flight: a small pool keeps the server's memory small.
+pub const SERVE_BLOCKING_THREADS: usize = 4;
+
+/// Serves until the client disconnects (stdio) or the process is interrupted (HTTP), on a
+/// single-threaded runtime: an MCP server's work is small calls, for which one thread spends
+/// less CPU on wake-ups than a pool of workers, and starts faster.
+pub fn run(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(SERVE_BLOCKING_THREADS)
+        .build()?
+        .block_on(serve(workspace, config, args))
+}
+
+async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let prompts = ClientPrompts::new();
+    let fallback: Arc<dyn Approver> = Arc::new(if args.yes {
+        NonInteractiveApprover::approving()
+    } else {
+        NonInteractiveApprover::refusing()
+    });
+    let approver = McpApprover::new(prompts.clone(), fallback);
+    let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
+    let (registry, _sources) = registry::build_registry(workspace, config, &permissions).await?;
+    // Clients see the registry of the mode (plan: read-only tools).
+    let registry = registry.for_mode(permissions.mode());
+    let server = McpServer::new(Arc::new(registry)).with_prompts(prompts);
+
+    let Some(bind) = args.http else {
+        tokio::select! {
+            served = server.serve_stdio() => served?,
+            () = interrupted() => {}
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let bearer_token = match &args.token_env {
+        Some(variable) => Some(std::env::var(variable).with_context(|| {
+            format!("--token-env {variable}: the environment variable {variable} is not set")
+        })?),
+        None => None,
+    };
+    let options = HttpOptions {
+        allowed_hosts: args.allowed_host,
+        allowed_origins: args.allowed_origin,
+        bearer_token,
+        max_request_bytes: args.max_request_bytes,
+        ..HttpOptions::new(bind)
+    };
+    let http = HttpServer::bind(server, options).await?;
+    eprintln!("toolhost: serving MCP on {}", http.url());
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        interrupted().await;
+        stop.cancel();
+    });
+    http.run(shutdown).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A port alone means loopback; anything else must be a socket address (`[::1]:8765`), or
+/// `localhost:PORT`.
+fn parse_listen_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    text.parse()
+        .map_err(|_| format!("'{text}' is not a port or ADDRESS:PORT (try 8765 or 127.0.0.1:8765)"))
+}
+
+/// Ctrl-C or SIGTERM.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_port_alone_listens_on_loopback() {
+        assert_eq!(
+            parse_listen_address("8765").unwrap(),
+            "127.0.0.1:8765".parse().unwrap()
+        );
+        assert_eq!(
+            parse_listen_address("localhost:0").unwrap(),
+            "127.0.0.1:0".parse().unwrap()
+        );
+        assert_eq!(
+            parse_listen_address("[::1]:9000").unwrap(),
+            "[::1]:9000".parse().unwrap()
+        );
+        assert!(parse_listen_address("example.com:80").is_err());
+    }
+}

@@ -1,0 +1,244 @@
+//! The MCP server: any [`ToolRegistry`] served to MCP clients.
+//!
+//! [`McpServer`] holds what every connection shares (the registry, the client prompts);
+//! [`McpServer::session`] makes the handler of one connection, an [`McpSession`], which is
+//! what rmcp drives. Every `tools/call` goes through [`ToolRegistry::execute_with`], the one
+//! pipeline.
+
+pub mod approval;
+pub mod convert;
+pub mod http;
+pub mod progress;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt as _};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use toolhost_core::{CallOptions, SessionInfo, ToolRegistry};
+
+use crate::error::ServeError;
+use approval::ClientPrompts;
+use convert::{call_result_from, tool_from_spec};
+use progress::ProgressForwarder;
+
+/// The name the server gives itself in `initialize` and `server/discover`.
+pub const SERVER_NAME: &str = "toolhost";
+
+/// What every connection of one server shares.
+#[derive(Clone, Debug)]
+pub struct McpServer {
+    registry: Arc<ToolRegistry>,
+    prompts: ClientPrompts,
+    instructions: Option<String>,
+    sessions: Arc<AtomicU64>,
+}
+
+impl McpServer {
+    /// A server for `registry`. Confirmations go nowhere until [`Self::with_prompts`] shares
+    /// the [`ClientPrompts`] that the registry's approver asks through.
+    pub fn new(registry: Arc<ToolRegistry>) -> Self {
+        Self {
+            registry,
+            prompts: ClientPrompts::new(),
+            instructions: None,
+            sessions: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// The same server, registering clients that support elicitation in `prompts`.
+    #[must_use]
+    pub fn with_prompts(mut self, prompts: ClientPrompts) -> Self {
+        self.prompts = prompts;
+        self
+    }
+
+    /// The same server, with `instructions` for the model in the `initialize` result.
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    /// The handler of one new connection (one stdio client, one HTTP session).
+    pub fn session(&self) -> McpSession {
+        let number = self.sessions.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = format!("mcp-{number}");
+        McpSession {
+            server: self.clone(),
+            state: Arc::new(SessionState {
+                session: Arc::new(SessionInfo {
+                    session_id: Some(id.clone()),
+                    model: None,
+                }),
+                id,
+                prompts: self.prompts.clone(),
+                closed: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// Serves one client over standard input and output until it disconnects. Nothing else
+    /// may write to stdout meanwhile: logs go to stderr.
+    pub async fn serve_stdio(&self) -> Result<(), ServeError> {
+        let running = self
+            .session()
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| ServeError::Handshake(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| ServeError::Transport(error.to_string()))?;
+        Ok(())
+    }
+}
+
+/// What lives exactly as long as one connection; dropping it forgets the client's prompt
+/// and stops its list-change watcher.
+#[derive(Debug)]
+struct SessionState {
+    id: String,
+    session: Arc<SessionInfo>,
+    prompts: ClientPrompts,
+    closed: CancellationToken,
+}
+
+impl Drop for SessionState {
+    fn drop(&mut self) {
+        self.prompts.detach(&self.id);
+        self.closed.cancel();
+    }
+}
+
+/// The rmcp handler of one connection.
+#[derive(Clone, Debug)]
+pub struct McpSession {
+    server: McpServer,
+    state: Arc<SessionState>,
+}
+
+impl McpSession {
+    /// The session id that calls of this connection carry in their [`SessionInfo`].
+    pub fn id(&self) -> &str {
+        &self.state.id
+    }
+
+    /// Sends `notifications/tools/list_changed` whenever the registry changes, until the
+    /// connection closes.
+    fn watch_tool_list(&self, peer: rmcp::Peer<RoleServer>) {
+        let mut changes = self.server.registry.subscribe_changes();
+        changes.mark_unchanged();
+        let closed = self.state.closed.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = closed.cancelled() => return,
+                    changed = changes.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                    }
+                }
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!("tools/list_changed not delivered: {error}");
+                    return;
+                }
+            }
+        });
+    }
+}
+
+impl ServerHandler for McpSession {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
+        info.server_info =
+            Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")).with_title("toolhost");
+        info.instructions.clone_from(&self.server.instructions);
+        info
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.state.prompts.attach(&self.state.id, &context.peer);
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        tracing::info!(session = %self.state.id, "client initialized");
+        self.watch_tool_list(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self
+            .server
+            .registry
+            .specs()
+            .iter()
+            .map(tool_from_spec)
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.server
+            .registry
+            .spec(name)
+            .map(|spec| tool_from_spec(&spec))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForwarder::start(context.peer.clone(), token));
+        let options = CallOptions {
+            on_update: progress.as_ref().map(ProgressForwarder::sink),
+            // rmcp cancels this token on `notifications/cancelled` and when an HTTP client
+            // hangs up; tools forward it to the process helper, which kills the whole tree.
+            cancel: context.ct.clone(),
+            abort: CancellationToken::new(),
+            session: Arc::clone(&self.state.session),
+        };
+        let call_id = format!("{}:{}", self.state.id, context.id);
+        let arguments = request
+            .arguments
+            .map_or_else(|| Value::Object(serde_json::Map::new()), Value::Object);
+        let result = self
+            .server
+            .registry
+            .execute_with(&call_id, &request.name, arguments, options)
+            .await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        Ok(call_result_from(result).into())
+    }
+}
