@@ -31,8 +31,8 @@ mod permissions;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{
-    Config, ConfigError, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand, HooksConfig, Limits,
-    Overrides, PermissionsConfig,
+    Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT, HookCommand,
+    HooksConfig, Limits, Overrides, PermissionsConfig, ShellConfig,
 };
 pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;

@@ -267,6 +267,8 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              sandbox = \"workspace-write\"              # built-in default\n\
              network = true                           # built-in default\n\
              writable_roots = []\n\
+             \n[custom_tools]\n\
+             paths = []\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\
@@ -336,6 +338,45 @@ fn a_bad_shell_value_names_the_file_line_and_the_choices() {
     let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
     assert!(
         error.contains("line 2: shell.exec_timeout of 0 seconds"),
+        "{error}"
+    );
+}
+
+#[test]
+fn custom_tool_paths_concatenate_and_limits_override() {
+    let dirs = dirs();
+    write(
+        &dirs.home.join(".toolhost/config.toml"),
+        "[custom_tools]\npaths = [\"~/my-tools\"]\nmemory_limit_mb = 32\n",
+    );
+    write(
+        &dirs.workspace.join(".toolhost/config.toml"),
+        "[custom_tools]\npaths = [\"vendor/tools\"]\ncall_timeout = 30\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    let custom = &config.custom_tools;
+    assert_eq!(custom.paths, vec!["~/my-tools", "vendor/tools"]);
+    assert_eq!(
+        custom.call_timeout,
+        Some(std::time::Duration::from_secs(30))
+    );
+    assert_eq!(custom.memory_limit_mb, Some(32));
+    assert_eq!(custom.load_timeout, None);
+    let shown = config.show();
+    assert!(
+        shown.contains(
+            "[custom_tools]\npaths = [\"~/my-tools\", \"vendor/tools\"]\ncall_timeout = 30"
+        ),
+        "{shown}"
+    );
+
+    write(
+        &dirs.workspace.join(".toolhost/config.toml"),
+        "[custom_tools]\ncall_timeout = 0\n",
+    );
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert!(
+        error.contains("line 2: custom_tools.call_timeout of 0 seconds"),
         "{error}"
     );
 }

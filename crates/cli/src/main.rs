@@ -91,9 +91,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
         let permissions = Permissions::from_config(&config, &workspace, approver)?;
-        let (registry, sources) =
+        let (registry, custom) =
             runtime.block_on(registry::build_registry(&workspace, &config, &permissions))?;
-        anyhow::Ok((permissions, registry, sources))
+        anyhow::Ok((permissions, registry, custom))
     };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
     match cli.command {
@@ -101,7 +101,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
             let runtime = runtime()?;
-            let (permissions, registry, sources) = registry_on(&runtime, refusing())?;
+            let (permissions, registry, custom) = registry_on(&runtime, refusing())?;
+            let sources = registry::custom_tool_sources(&custom);
             commands::tools::run(&registry.for_mode(permissions.mode()), &sources, &args)
         }
         Command::Call(args) => {

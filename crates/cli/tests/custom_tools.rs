@@ -221,3 +221,39 @@ fn exec_asks_the_same_permissions_as_bash() {
         .failure()
         .stderr(predicate::str::contains("Refused"));
 }
+
+#[test]
+fn configured_paths_and_limits_come_from_the_config_file() {
+    let setup = setup();
+    write(
+        &setup.workspace.join("vendor/spin.js"),
+        r#"
+        export default () => ({ name: "spin", description: "Spins forever", async execute() {
+          while (true) {}
+        } });
+        "#,
+    );
+    write(
+        &setup.workspace.join(".toolhost/config.toml"),
+        "[custom_tools]\npaths = [\"vendor\"]\ncall_timeout = 1\n",
+    );
+    let output = toolhost(&setup).arg("tools").output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let spin = stdout
+        .lines()
+        .find(|line| line.starts_with("spin"))
+        .unwrap();
+    assert!(
+        spin.contains(&setup.workspace.join("vendor/spin.js").display().to_string()),
+        "{spin}"
+    );
+    // The configured 1 s limit stops the endless loop, not the default 120 s.
+    toolhost(&setup)
+        .args(["call", "spin", "{}", "--yes"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "Custom tool 'spin' was stopped after 1 s, its time limit",
+        ));
+}

@@ -54,6 +54,18 @@ struct FileConfig {
     permissions: FilePermissions,
     hooks: FileHooks,
     shell: FileShell,
+    custom_tools: FileCustomTools,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileCustomTools {
+    paths: Vec<String>,
+    /// Seconds.
+    call_timeout: Option<Spanned<u64>>,
+    /// Seconds.
+    load_timeout: Option<Spanned<u64>>,
+    memory_limit_mb: Option<Spanned<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -188,6 +200,7 @@ impl Config {
                 .insert("permissions.audit_log", origin(audit_log.span().start));
         }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
+        self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;
         for (hooks, target) in [
             (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),
             (file.hooks.post_tool_use, &mut self.hooks.post_tool_use),
@@ -281,6 +294,53 @@ impl Config {
                 .iter()
                 .map(|root| resolve_path(root.get_ref(), sources)),
         );
+        Ok(())
+    }
+
+    fn merge_custom_tools(
+        &mut self,
+        custom: FileCustomTools,
+        origin: &dyn Fn(usize) -> String,
+        invalid: &dyn Fn(Option<usize>, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        self.custom_tools.paths.extend(custom.paths);
+        for (key, value, target) in [
+            (
+                "custom_tools.call_timeout",
+                custom.call_timeout,
+                &mut self.custom_tools.call_timeout,
+            ),
+            (
+                "custom_tools.load_timeout",
+                custom.load_timeout,
+                &mut self.custom_tools.load_timeout,
+            ),
+        ] {
+            if let Some(seconds) = value {
+                if *seconds.get_ref() == 0 {
+                    return Err(invalid(
+                        Some(seconds.span().start),
+                        format!("{key} of 0 seconds would stop every call: give at least 1"),
+                    ));
+                }
+                *target = Some(Duration::from_secs(*seconds.get_ref()));
+                self.sources.insert(key, origin(seconds.span().start));
+            }
+        }
+        if let Some(megabytes) = custom.memory_limit_mb {
+            if *megabytes.get_ref() == 0 {
+                return Err(invalid(
+                    Some(megabytes.span().start),
+                    "custom_tools.memory_limit_mb of 0 leaves no memory to run in: give at least 1"
+                        .to_owned(),
+                ));
+            }
+            self.custom_tools.memory_limit_mb = Some(*megabytes.get_ref());
+            self.sources.insert(
+                "custom_tools.memory_limit_mb",
+                origin(megabytes.span().start),
+            );
+        }
         Ok(())
     }
 

@@ -39,6 +39,8 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// `[shell]`: the Bash tool's limits and sandbox.
     pub shell: ShellConfig,
+    /// `[custom_tools]`: where to find JavaScript/TypeScript tools, and their limits.
+    pub custom_tools: CustomToolsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -106,6 +108,21 @@ impl ShellConfig {
             ..defaults
         }
     }
+}
+
+/// `[custom_tools]`: configured tool paths (R34's last source) and the limits of custom tools
+/// (R41, R42). Unset limits keep the engine's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CustomToolsConfig {
+    /// `paths`: files or folders of tools, as written; `~` expands and relative paths resolve
+    /// from the workspace at discovery (R35). Lists concatenate across files.
+    pub paths: Vec<String>,
+    /// `call_timeout`: the longest one call may run (default 120 s).
+    pub call_timeout: Option<Duration>,
+    /// `load_timeout`: the longest loading one module may take (default 10 s).
+    pub load_timeout: Option<Duration>,
+    /// `memory_limit_mb`: heap per module, in MiB (default 64).
+    pub memory_limit_mb: Option<usize>,
 }
 
 /// `[permissions]`: mode, rules and the audit trail.

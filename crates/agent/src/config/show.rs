@@ -37,6 +37,7 @@ pub(super) fn render(config: &Config) -> String {
     }
 
     shell(&mut out, config);
+    custom_tools(&mut out, config);
 
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
@@ -94,6 +95,34 @@ fn shell(out: &mut String, config: &Config) {
         .map(|root| quote(&root.display().to_string()))
         .collect();
     let _ = writeln!(out, "writable_roots = [{}]", roots.join(", "));
+}
+
+fn custom_tools(out: &mut String, config: &Config) {
+    let custom = &config.custom_tools;
+    out.push_str("\n[custom_tools]\n");
+    let paths: Vec<String> = custom.paths.iter().map(|path| quote(path)).collect();
+    let _ = writeln!(out, "paths = [{}]", paths.join(", "));
+    for (key, value) in [
+        (
+            "call_timeout",
+            custom.call_timeout.map(|d| d.as_secs().to_string()),
+        ),
+        (
+            "load_timeout",
+            custom.load_timeout.map(|d| d.as_secs().to_string()),
+        ),
+        (
+            "memory_limit_mb",
+            custom.memory_limit_mb.map(|mb| mb.to_string()),
+        ),
+    ] {
+        if let Some(value) = value {
+            let source = config
+                .source_of(&format!("custom_tools.{key}"))
+                .map(str::to_owned);
+            line(out, &format!("{key} = {value}"), source.as_deref());
+        }
+    }
 }
 
 fn line(out: &mut String, text: &str, source: Option<&str>) {

@@ -10,10 +10,12 @@ use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 use toolhost_agent::{Config, Permissions};
-use toolhost_core::permission::{Approver, NonInteractiveApprover};
+use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
+use toolhost_core::{Tool as _, ToolRegistry};
 use toolhost_mcp::{
     ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
 };
+use toolhost_script::{CustomTools, LoadedTool};
 
 use crate::registry;
 
@@ -70,10 +72,12 @@ async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Re
     });
     let approver = McpApprover::new(prompts.clone(), fallback);
     let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
-    let (registry, _sources) = registry::build_registry(workspace, config, &permissions).await?;
+    let (registry, custom) = registry::build_registry(workspace, config, &permissions).await?;
     // Clients see the registry of the mode (plan: read-only tools).
-    let registry = registry.for_mode(permissions.mode());
-    let server = McpServer::new(Arc::new(registry)).with_prompts(prompts);
+    let plan = permissions.mode() == PermissionMode::Plan;
+    let registry = Arc::new(registry.for_mode(permissions.mode()));
+    tokio::spawn(reload_custom_tools(custom, Arc::clone(&registry), plan));
+    let server = McpServer::new(registry).with_prompts(prompts);
 
     let Some(bind) = args.http else {
         tokio::select! {
@@ -105,6 +109,46 @@ async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Re
     });
     http.run(shutdown).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reloads custom tools whenever their files change and updates the served registry, which
+/// announces `notifications/tools/list_changed` to clients (R41). In plan mode only read-only
+/// tools are served. The watcher is made anew after each change, so that tool folders created
+/// meanwhile are watched too.
+async fn reload_custom_tools(mut custom: CustomTools, registry: Arc<ToolRegistry>, plan: bool) {
+    loop {
+        let mut watcher = match custom.watch() {
+            Ok(watcher) => watcher,
+            Err(error) => {
+                tracing::warn!("custom tools will not reload when their files change: {error}");
+                return;
+            }
+        };
+        watcher.changed().await;
+        let mut report = custom.reload().await;
+        if plan {
+            let writes = |loaded: &LoadedTool| !loaded.tool.spec().annotations.read_only;
+            for loaded in report.changed.iter().filter(|loaded| writes(loaded)) {
+                report.removed.push(loaded.tool.name().to_owned());
+            }
+            report.changed.retain(|loaded| !writes(loaded));
+            report.added.retain(|loaded| !writes(loaded));
+        }
+        for error in &report.errors {
+            tracing::warn!("{error}");
+        }
+        for refused in report.apply(&registry) {
+            tracing::warn!("a reloaded custom tool is refused: {refused}");
+        }
+        if !report.is_empty() {
+            tracing::info!(
+                added = report.added.len(),
+                changed = report.changed.len(),
+                removed = report.removed.len(),
+                "custom tools reloaded"
+            );
+        }
+    }
 }
 
 /// A port alone means loopback; anything else must be a socket address (`[::1]:8765`), or
