@@ -2,18 +2,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn toolhost(workspace: &std::path::Path) -> Command {
-    let mut command = Command::cargo_bin("toolhost").unwrap();
-    // A developer's own ~/.toolhost/config.toml must not change what the tests see.
-    command
-        .env("HOME", workspace)
-        .arg("--workspace")
-        .arg(workspace);
-    command
-}
+use support::toolhost;
 
 #[test]
 fn help_lists_the_commands() {

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -72,12 +74,7 @@ fn setup() -> Setup {
 }
 
 fn toolhost(setup: &Setup) -> Command {
-    let mut command = Command::cargo_bin("toolhost").unwrap();
-    command
-        .env("HOME", &setup.home)
-        .arg("--workspace")
-        .arg(&setup.workspace);
-    command
+    support::toolhost_with_home(&setup.workspace, &setup.home)
 }
 
 #[test]

@@ -3,18 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use assert_cmd::Command;
-use predicates::prelude::*;
+mod support;
 
-fn toolhost(workspace: &std::path::Path) -> Command {
-    let mut command = Command::cargo_bin("toolhost").unwrap();
-    // A developer's own ~/.toolhost/config.toml must not change what the tests see.
-    command
-        .env("HOME", workspace)
-        .arg("--workspace")
-        .arg(workspace);
-    command
-}
+use predicates::prelude::*;
+use support::toolhost;
 
 #[test]
 fn tools_lists_the_filesystem_tools_then_bash() {

@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -27,12 +29,7 @@ fn dirs() -> Dirs {
 }
 
 fn toolhost(dirs: &Dirs) -> Command {
-    let mut command = Command::cargo_bin("toolhost").unwrap();
-    command
-        .env("HOME", &dirs.home)
-        .arg("--workspace")
-        .arg(&dirs.workspace);
-    command
+    support::toolhost_with_home(&dirs.workspace, &dirs.home)
 }
 
 fn write(path: &Path, text: &str) {
