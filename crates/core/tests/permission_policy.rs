@@ -383,6 +383,15 @@ fn the_digest_ignores_key_order() {
     assert_ne!(arguments_digest(&a), arguments_digest(&json!({"a": "z"})));
 }
 
+#[test]
+fn the_digest_is_the_lowercase_hex_sha256_of_the_canonical_json() {
+    // `printf '{"a":1,"b":[true,null]}' | sha256sum`
+    assert_eq!(
+        arguments_digest(&json!({"b": [true, null], "a": 1})),
+        "1cc69c7fa23616ca2ec3ee70d24390a6225c8832db8a4c814c7e0e7f942f8668"
+    );
+}
+
 #[tokio::test]
 async fn plan_mode_shows_and_runs_only_read_only_tools() {
     let registry = registry(

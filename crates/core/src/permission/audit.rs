@@ -51,10 +51,14 @@ pub trait AuditSink: Send + Sync {
 pub fn arguments_digest(args: &Value) -> String {
     let mut canonical = String::new();
     write_canonical(args, &mut canonical);
-    Sha256::digest(canonical.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(canonical.as_bytes());
+    let mut hex = String::with_capacity(2 * digest.len());
+    for byte in digest {
+        hex.push(char::from(HEX_DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX_DIGITS[usize::from(byte & 0x0f)]));
+    }
+    hex
 }
 
 fn write_canonical(value: &Value, out: &mut String) {

@@ -145,24 +145,25 @@ impl PermissionPolicy {
                 .ask(request.spec, args, subject, request.session, evaluation)
                 .await;
         }
-        let entry = AuditEntry {
-            time: SystemTime::now(),
-            call_id: request.call_id.to_owned(),
-            session_id: request.session.session_id.clone(),
-            tool: request.spec.name.clone(),
-            arguments_sha256: arguments_digest(args),
-            mode: self.mode,
-            decision: evaluation.decision,
-            asked,
-            by: evaluation.source.clone(),
-        };
-        if let Some(audit) = &self.audit
-            && let Err(error) = audit.record(&entry)
-        {
-            tracing::error!(tool = %entry.tool, "{error}");
-            return Authorization::Deny {
-                reason: format!("The call was not run: {error}. Tell the user."),
+        // The entry (its digest above all) is only worth building for a trail that keeps it.
+        if let Some(audit) = &self.audit {
+            let entry = AuditEntry {
+                time: SystemTime::now(),
+                call_id: request.call_id.to_owned(),
+                session_id: request.session.session_id.clone(),
+                tool: request.spec.name.clone(),
+                arguments_sha256: arguments_digest(args),
+                mode: self.mode,
+                decision: evaluation.decision,
+                asked,
+                by: evaluation.source.clone(),
             };
+            if let Err(error) = audit.record(&entry) {
+                tracing::error!(tool = %entry.tool, "{error}");
+                return Authorization::Deny {
+                    reason: format!("The call was not run: {error}. Tell the user."),
+                };
+            }
         }
         match evaluation.decision {
             Decision::Allow if updated_args.is_none() && context.is_none() => Authorization::Allow,

@@ -91,10 +91,16 @@ impl McpServer {
 
     /// Serves one client over standard input and output until it disconnects. Nothing else
     /// may write to stdout meanwhile: logs go to stderr.
+    ///
+    /// When both streams are pipes (how MCP clients start a server), they are read and written
+    /// on the runtime's reactor, through descriptors of their own opened non-blocking
+    /// (`rmcp::transport::stdio_pipes`). Tokio's `Stdin`/`Stdout` would hand every read and
+    /// every write to a blocking-pool thread: ~8 futex calls and two thread wake-ups per
+    /// message. Anything else (a terminal, a file, a socket) falls back to those handles.
     pub async fn serve_stdio(&self) -> Result<(), ServeError> {
         let running = self
             .session()
-            .serve(rmcp::transport::stdio())
+            .serve(rmcp::transport::stdio_pipes())
             .await
             .map_err(|error| ServeError::Handshake(error.to_string()))?;
         running

@@ -3,7 +3,9 @@
 //! The file is read in fixed chunks with positional reads, counting newlines with SIMD
 //! (`bytecount`) on several threads at once, so the scan runs faster than a single `memchr`
 //! pass such as `tail -n +K`. Memory stays at one chunk per thread (plus one counter per
-//! chunk), whatever the file's size.
+//! chunk), whatever the file's size. A file that fits in one chunk — nearly every file a
+//! model reads — is scanned on the calling thread with a buffer of its own size: starting a
+//! thread and zeroing a 2 MiB buffer would cost a small Read ~1 M instructions.
 
 use std::fs::File;
 use std::io;
@@ -48,6 +50,9 @@ pub(crate) fn find_line_start(file: &File, size: u64, line: u64) -> io::Result<L
         } else {
             LineStart::At(0)
         });
+    }
+    if size <= SCAN_CHUNK_BYTES as u64 {
+        return find_in_one_chunk(file, size, newlines_to_skip);
     }
     let chunk_count = usize::try_from(size.div_ceil(SCAN_CHUNK_BYTES as u64))
         .map_err(|_| io::Error::other("the file is too large to scan"))?;
@@ -122,6 +127,26 @@ pub(crate) fn find_line_start(file: &File, size: u64, line: u64) -> io::Result<L
     })
 }
 
+/// [`find_line_start`] for a file of at most one chunk, read whole on this thread.
+fn find_in_one_chunk(file: &File, size: u64, newlines_to_skip: u64) -> io::Result<LineStart> {
+    let mut buffer = vec![0u8; usize::try_from(size).unwrap_or(SCAN_CHUNK_BYTES)];
+    let filled = read_full_at(file, &mut buffer, 0)?;
+    let text = &buffer[..filled];
+    let wanted = usize::try_from(newlines_to_skip).unwrap_or(usize::MAX);
+    if let Some(position) = memchr::memchr_iter(b'\n', text).nth(wanted - 1) {
+        let start = position as u64 + 1;
+        return Ok(if start >= filled as u64 {
+            LineStart::PastEnd(newlines_to_skip)
+        } else {
+            LineStart::At(start)
+        });
+    }
+    // Fewer newlines than wanted: the last line may lack its newline.
+    let newlines = bytecount::count(text, b'\n') as u64;
+    let unterminated = text.last().is_some_and(|&last| last != b'\n');
+    Ok(LineStart::PastEnd(newlines + u64::from(unterminated)))
+}
+
 fn chunk_offset(chunk: usize) -> u64 {
     chunk as u64 * SCAN_CHUNK_BYTES as u64
 }
@@ -169,4 +194,76 @@ fn read_full_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize
         }
     }
     Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::io::Write as _;
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn file_with(bytes: &[u8]) -> (tempfile::NamedTempFile, u64) {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(bytes).unwrap();
+        (file, bytes.len() as u64)
+    }
+
+    #[test]
+    fn a_small_file_is_scanned_exactly() {
+        let (file, size) = file_with(b"one\ntwo\nthree");
+        let file = file.as_file();
+        assert_eq!(find_line_start(file, size, 1).unwrap(), LineStart::At(0));
+        assert_eq!(find_line_start(file, size, 2).unwrap(), LineStart::At(4));
+        assert_eq!(find_line_start(file, size, 3).unwrap(), LineStart::At(8));
+        assert_eq!(
+            find_line_start(file, size, 4).unwrap(),
+            LineStart::PastEnd(3)
+        );
+        assert_eq!(count_lines(file, size).unwrap(), 3);
+    }
+
+    #[test]
+    fn a_final_newline_does_not_start_a_line() {
+        let (file, size) = file_with(b"one\ntwo\n");
+        let file = file.as_file();
+        assert_eq!(find_line_start(file, size, 2).unwrap(), LineStart::At(4));
+        assert_eq!(
+            find_line_start(file, size, 3).unwrap(),
+            LineStart::PastEnd(2)
+        );
+        assert_eq!(count_lines(file, size).unwrap(), 2);
+    }
+
+    #[test]
+    fn one_chunk_and_many_chunks_agree_at_the_boundary() {
+        // Exactly one chunk (scanned on this thread), then one byte more (the worker threads).
+        let mut bytes = vec![b'x'; SCAN_CHUNK_BYTES];
+        for position in (99..SCAN_CHUNK_BYTES).step_by(100) {
+            bytes[position] = b'\n';
+        }
+        let lines = (SCAN_CHUNK_BYTES / 100) as u64;
+        let (one_chunk, size) = file_with(&bytes);
+        bytes.push(b'y');
+        let (two_chunks, size_plus_one) = file_with(&bytes);
+        for line in [1, 2, lines] {
+            let expected = LineStart::At((line - 1) * 100);
+            assert_eq!(
+                find_line_start(one_chunk.as_file(), size, line).unwrap(),
+                expected
+            );
+            assert_eq!(
+                find_line_start(two_chunks.as_file(), size_plus_one, line).unwrap(),
+                expected
+            );
+        }
+        assert_eq!(count_lines(one_chunk.as_file(), size).unwrap(), lines + 1);
+        assert_eq!(
+            count_lines(two_chunks.as_file(), size_plus_one).unwrap(),
+            lines + 1
+        );
+    }
 }

@@ -218,7 +218,9 @@ fn read_lines(
     };
     file.seek(SeekFrom::Start(start))
         .map_err(|error| io_error("read", path, &error))?;
-    let mut reader = BufReader::with_capacity(WINDOW_BUFFER_BYTES, file);
+    // No larger than what is left of the file: a small file needs no 256 KiB buffer.
+    let left = usize::try_from(size.saturating_sub(start)).unwrap_or(WINDOW_BUFFER_BYTES);
+    let mut reader = BufReader::with_capacity(WINDOW_BUFFER_BYTES.min(left).max(1), file);
     let max_line_bytes = limits.max_line_chars.saturating_mul(4);
     let mut output = String::new();
     let mut line = Vec::new();
@@ -247,8 +249,10 @@ fn read_lines(
         };
         let text = text.strip_suffix('\r').unwrap_or(&text);
         let shown: String;
-        let text = if line_bytes > line.len() as u64 || text.chars().count() > limits.max_line_chars
-        {
+        // A line of no more bytes than the limit has no more characters either.
+        let too_long =
+            text.len() > limits.max_line_chars && text.chars().count() > limits.max_line_chars;
+        let text = if line_bytes > line.len() as u64 || too_long {
             cut_lines += 1;
             let kept: String = text.chars().take(limits.max_line_chars).collect();
             shown = format!(
