@@ -30,6 +30,9 @@ use super::convert;
 /// How many lines of a stdio server's stderr are kept for failure messages.
 pub const STDERR_TAIL_LINES: usize = 20;
 
+/// How long a failed start waits for the server's last words on stderr.
+const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);
+
 /// The longest wait before restarting a server that keeps stopping.
 pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(60);
 
@@ -234,19 +237,25 @@ impl ServerConnection {
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|error| format!("cannot start '{command}': {error}"))?;
-                if let Some(stderr) = stderr {
+                let reader = stderr.map(|stderr| {
                     let tail = Arc::clone(&self.stderr);
                     tokio::spawn(async move {
                         let mut lines = tokio::io::BufReader::new(stderr).lines();
                         while let Ok(Some(line)) = lines.next_line().await {
                             tail.push(line);
                         }
-                    });
+                    })
+                });
+                match events.serve(transport).await {
+                    Ok(service) => Ok(service),
+                    Err(error) => {
+                        // A server that failed has usually said why on stderr just before.
+                        if let Some(reader) = reader {
+                            let _ = tokio::time::timeout(STDERR_SETTLE_TIME, reader).await;
+                        }
+                        Err(format!("the MCP handshake failed: {error}"))
+                    }
                 }
-                events
-                    .serve(transport)
-                    .await
-                    .map_err(|error| format!("the MCP handshake failed: {error}"))
             }
             McpTransport::Http {
                 url,
