@@ -304,6 +304,7 @@ impl ServerConnection {
         let mut state = self.state.lock().await;
         if let Some(service) = &state.service
             && !service.is_closed()
+            && !service.peer().is_transport_closed()
         {
             return Ok(service.peer().clone());
         }
@@ -358,10 +359,13 @@ impl ServerConnection {
             params = params.with_arguments(arguments);
         }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = peer
+        let handle = match peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|error| self.failure(tool, &error))?;
+        {
+            Ok(handle) => handle,
+            Err(error) => return Err(self.failure(tool, &error).await),
+        };
         let id = handle.id.clone();
         let _route = ProgressRoute {
             progress: &self.events.progress,
@@ -404,11 +408,20 @@ impl ServerConnection {
                  not a tool result",
                 self.name()
             ))),
-            Err(error) => Err(self.failure(tool, &error)),
+            Err(error) => Err(self.failure(tool, &error).await),
         }
     }
 
-    fn failure(&self, tool: &str, error: &ServiceError) -> ToolError {
+    /// The error of a failed call; a failure of the connection itself (not a refusal by
+    /// the server) drops the session, so that the next call starts the server again.
+    async fn failure(&self, tool: &str, error: &ServiceError) -> ToolError {
+        if !matches!(error, ServiceError::McpError(_)) {
+            let mut state = self.state.lock().await;
+            if state.service.take().is_some() {
+                state.consecutive_failures += 1;
+                state.retry_at = Some(Instant::now() + backoff(state.consecutive_failures));
+            }
+        }
         match error {
             ServiceError::McpError(error) => ToolError::new(format!(
                 "the MCP server '{}' refused the call to '{tool}': {}",
