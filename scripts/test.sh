@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolhost/target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
+echo "== installing the MCP SDKs and reference servers the tests use (idempotent)"
+eval "$(tests/mcp-clients/setup.sh)"
+
 echo "== unit, integration, property and doc tests"
 cargo test --workspace --locked
 

@@ -380,3 +380,74 @@ fn custom_tool_paths_concatenate_and_limits_override() {
         "{error}"
     );
 }
+
+#[test]
+fn mcp_servers_come_from_toml_and_mcp_json_with_defaults_and_origins() {
+    use std::time::Duration;
+    use toolhost_mcp::McpTransport;
+
+    let dirs = dirs();
+    write(
+        &dirs.workspace.join(".mcp.json"),
+        r#"{"mcpServers": {"files": {"command": "npx", "args": ["a"]}, "web": {"type": "http", "url": "http://x/mcp"}}}"#,
+    );
+    write(
+        &dirs.workspace.join(".toolhost/config.toml"),
+        "[mcp_servers.files]\ncommand = \"node\"\nargs = [\"server.js\"]\ncwd = \"sub\"\n\
+         tool_timeout = 5\nrequired = true\ndisabled_tools = [\"write\"]\n\n\
+         [mcp_servers.off]\nurl = \"http://y/mcp\"\nenabled = false\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    let names: Vec<_> = config.mcp_servers.keys().cloned().collect();
+    assert_eq!(names, ["files", "off", "web"]);
+    let files = &config.mcp_servers["files"];
+    assert_eq!(
+        files.transport,
+        McpTransport::Stdio {
+            command: "node".into(),
+            args: vec!["server.js".into()],
+            env: Default::default(),
+            cwd: Some(dirs.workspace.join("sub")),
+        }
+    );
+    assert_eq!(files.tool_timeout, Duration::from_secs(5));
+    assert_eq!(files.startup_timeout, Duration::from_secs(30));
+    assert!(files.required && !files.allows_tool("write"));
+    assert!(
+        files.origin.ends_with(".toolhost/config.toml:1"),
+        "{}",
+        files.origin
+    );
+    assert!(!config.mcp_servers["off"].enabled);
+    assert_eq!(
+        config.mcp_servers["web"].tool_timeout,
+        Duration::from_secs(300)
+    );
+    let shown = config.show();
+    assert!(shown.contains("[mcp_servers.\"files\"]"), "{shown}");
+}
+
+#[test]
+fn a_bad_mcp_server_entry_names_file_and_line() {
+    let dirs = dirs();
+    let project = dirs.workspace.join(".toolhost/config.toml");
+    write(&project, "[limits]\n\n[mcp_servers.s]\nargs = [\"x\"]\n");
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert!(error.contains("config.toml: line 3:"), "{error}");
+    assert!(error.contains("neither command nor url"), "{error}");
+    write(
+        &project,
+        "[mcp_servers.s]\ncommand = \"x\"\ntool_timout = 5\n",
+    );
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert!(
+        error.contains("line 3") && error.contains("tool_timout"),
+        "{error}"
+    );
+    write(
+        &project,
+        "[mcp_servers.s]\ncommand = \"x\"\ntool_timeout = 0\n",
+    );
+    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    assert!(error.contains("at least 1"), "{error}");
+}

@@ -50,6 +50,9 @@ enum Command {
     Doctor,
     /// Serve the registry as an MCP server (stdio by default, or Streamable HTTP).
     Serve(commands::serve::ServeArgs),
+    /// The configured MCP servers: list, get, add, remove, test.
+    #[command(subcommand)]
+    Mcp(commands::mcp::McpCommand),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -91,9 +94,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
         let permissions = Permissions::from_config(&config, &workspace, approver)?;
-        let (registry, custom) =
+        let (registry, custom, mcp) =
             runtime.block_on(registry::build_registry(&workspace, &config, &permissions))?;
-        anyhow::Ok((permissions, registry, custom))
+        anyhow::Ok((permissions, registry, custom, mcp))
     };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
     match cli.command {
@@ -101,23 +104,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
             let runtime = runtime()?;
-            let (permissions, registry, custom) = registry_on(&runtime, refusing())?;
-            let sources = registry::custom_tool_sources(&custom);
+            let (permissions, registry, custom, mcp) = registry_on(&runtime, refusing())?;
+            let mut sources = registry::custom_tool_sources(&custom);
+            sources.extend(mcp.tools().iter().map(|tool| {
+                let source = PathBuf::from(format!("mcp server {}", tool.server_name()));
+                (toolhost_core::Tool::spec(tool.as_ref()).name, source)
+            }));
             commands::tools::run(&registry.for_mode(permissions.mode()), &sources, &args)
         }
         Command::Call(args) => {
             let runtime = runtime()?;
             let approver = approval::approver_for_call(args.yes, args.reads_stdin());
-            let (_, registry, _) = registry_on(&runtime, approver)?;
+            let (_, registry, _, _mcp) = registry_on(&runtime, approver)?;
             runtime.block_on(commands::call::run(&registry, args))
         }
         Command::Config(command) => Ok(commands::config::run(&config, &command)),
         Command::Doctor => {
             let runtime = runtime()?;
-            let (_, registry, _) = registry_on(&runtime, refusing())?;
+            let (_, registry, _, _mcp) = registry_on(&runtime, refusing())?;
             runtime.block_on(commands::doctor::run(&workspace, &registry))
         }
         Command::Serve(args) => commands::serve::run(&workspace, &config, args),
+        Command::Mcp(command) => {
+            runtime()?.block_on(commands::mcp::run(&workspace, &config, command))
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolhost_agent::{Config, Permissions};
 use toolhost_core::ToolRegistry;
+use toolhost_mcp::McpClients;
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{Workspace, builtin_tools};
 
@@ -19,11 +20,16 @@ pub type CustomToolSources = BTreeMap<String, PathBuf>;
 /// permission system, then the custom tools discovered on disk (R33–R35). A custom tool that
 /// fails to load or clashes is logged as a warning; the others still load. The returned
 /// [`CustomTools`] can reload them when their files change (`toolhost serve`).
+///
+/// The configured MCP servers start meanwhile, all at once (R30); their tools come last, named
+/// `mcp__<server>__<tool>`. A server that fails is reported on stderr with its name and the
+/// end of its stderr and left out, unless it is `required`: then the command stops.
 pub async fn build_registry(
     workspace: &Path,
     config: &Config,
     permissions: &Permissions,
-) -> anyhow::Result<(ToolRegistry, CustomTools)> {
+) -> anyhow::Result<(ToolRegistry, CustomTools, Arc<McpClients>)> {
+    let mcp = tokio::spawn(start_mcp_servers(workspace.to_path_buf(), config.clone()));
     let mut builder = permissions.install(ToolRegistry::builder());
     if let Some(max_chars) = config.limits.max_result_chars {
         builder = builder.max_chars(max_chars);
@@ -68,7 +74,27 @@ pub async fn build_registry(
     })) {
         tracing::warn!("a custom tool is refused: {refused}");
     }
-    Ok((registry, custom))
+    let mcp = mcp.await.context("starting the MCP servers")??;
+    for refused in mcp.register_into(&registry) {
+        tracing::warn!("an MCP tool is refused: {refused}");
+    }
+    Ok((registry, custom, mcp))
+}
+
+/// Starts the configured MCP servers; a `required` one that fails is an error.
+async fn start_mcp_servers(workspace: PathBuf, config: Config) -> anyhow::Result<Arc<McpClients>> {
+    if config.mcp_servers.is_empty() {
+        return Ok(Arc::new(McpClients::empty()));
+    }
+    let (clients, report) = McpClients::start(config.mcp_servers.into_values(), &workspace).await;
+    if let Some(failure) = report.required_failure() {
+        clients.shutdown().await;
+        anyhow::bail!("{failure} (it is required = true)");
+    }
+    for failure in &report.failures {
+        eprintln!("toolhost: warning: {failure}; its tools are left out");
+    }
+    Ok(clients)
 }
 
 /// Where each custom tool came from, by name.

@@ -34,9 +34,11 @@
 //! # }
 //! ```
 
+pub mod client;
 mod error;
 mod server;
 
+pub use client::{McpClients, McpServerConfig, McpTransport};
 pub use error::ServeError;
 pub use server::approval::{
     APPROVAL_TIMEOUT, ClientPrompts, MAX_APPROVAL_ARGUMENTS_CHARS, McpApprover,

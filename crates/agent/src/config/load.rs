@@ -1,5 +1,6 @@
 //! Reading the configuration layers and merging them.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use toml::Spanned;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 use toolhost_tools::ShellSandbox;
 
+use super::mcp::{CLAUDE_MCP_JSON, FileMcpServer, claude_mcp_json, server_config};
 use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
 /// Where the configuration comes from.
@@ -55,6 +57,7 @@ struct FileConfig {
     hooks: FileHooks,
     shell: FileShell,
     custom_tools: FileCustomTools,
+    mcp_servers: BTreeMap<String, Spanned<FileMcpServer>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -119,6 +122,7 @@ impl Config {
     /// Reads and merges every layer of `sources`.
     pub fn load(sources: &ConfigSources) -> Result<Self, ConfigError> {
         let mut config = Self::default();
+        config.read_claude_mcp_json(&sources.workspace)?;
         let mut layers: Vec<(PathBuf, bool)> = Vec::new();
         if let Some(home) = &sources.home {
             layers.push((user_config_path(home), false));
@@ -201,6 +205,19 @@ impl Config {
         }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;
+        let lookup = |name: &str| std::env::var(name).ok();
+        for (name, server) in file.mcp_servers {
+            let start = server.span().start;
+            let parsed = server_config(
+                &name,
+                server.into_inner(),
+                origin(start),
+                &sources.workspace,
+                &lookup,
+            )
+            .map_err(|message| invalid(Some(start), message))?;
+            self.mcp_servers.insert(name, parsed);
+        }
         for (hooks, target) in [
             (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),
             (file.hooks.post_tool_use, &mut self.hooks.post_tool_use),
@@ -236,6 +253,31 @@ impl Config {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Claude Code's `.mcp.json` in the workspace, read first: a TOML layer's server of the
+    /// same name replaces it.
+    fn read_claude_mcp_json(&mut self, workspace: &Path) -> Result<(), ConfigError> {
+        let path = workspace.join(CLAUDE_MCP_JSON);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        let lookup = |name: &str| std::env::var(name).ok();
+        let servers =
+            claude_mcp_json(&path, &text, workspace, &lookup).map_err(|(line, message)| {
+                ConfigError::Invalid {
+                    path: path.clone(),
+                    line,
+                    message,
+                }
+            })?;
+        for server in servers {
+            self.mcp_servers.insert(server.name.clone(), server);
+        }
+        self.files.push(path);
         Ok(())
     }
 

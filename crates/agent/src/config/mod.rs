@@ -9,10 +9,14 @@
 //! 4. the file given with `--config`,
 //! 5. command-line flags (`--mode`, `--allow`, `--deny`).
 //!
+//! MCP servers also come from Claude Code's `<workspace>/.mcp.json`, read before the TOML
+//! layers.
+//!
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
 mod load;
+mod mcp;
 mod show;
 
 use std::collections::BTreeMap;
@@ -21,9 +25,11 @@ use std::time::Duration;
 
 use regex::Regex;
 use toolhost_core::permission::{PermissionMode, RuleSet};
+use toolhost_mcp::McpServerConfig;
 use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
+pub use mcp::CLAUDE_MCP_JSON;
 
 /// How long a hook may run when its `timeout` does not say (R42).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -41,6 +47,9 @@ pub struct Config {
     pub shell: ShellConfig,
     /// `[custom_tools]`: where to find JavaScript/TypeScript tools, and their limits.
     pub custom_tools: CustomToolsConfig,
+    /// `[mcp_servers.NAME]` and the servers of Claude Code's `.mcp.json`, by name (a later
+    /// layer's entry replaces an earlier one of the same name).
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.

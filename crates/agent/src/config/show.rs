@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use toolhost_core::permission::{PermissionRule, RuleList};
+use toolhost_mcp::McpTransport;
 
 use super::{Config, HookCommand};
 
@@ -38,6 +39,7 @@ pub(super) fn render(config: &Config) -> String {
 
     shell(&mut out, config);
     custom_tools(&mut out, config);
+    mcp_servers(&mut out, config);
 
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
@@ -121,6 +123,71 @@ fn custom_tools(out: &mut String, config: &Config) {
                 .source_of(&format!("custom_tools.{key}"))
                 .map(str::to_owned);
             line(out, &format!("{key} = {value}"), source.as_deref());
+        }
+    }
+}
+
+/// Each server with where it came from; values of `env` and `headers` are hidden (they often
+/// hold secrets).
+fn mcp_servers(out: &mut String, config: &Config) {
+    for (name, server) in &config.mcp_servers {
+        let _ = writeln!(out, "\n[mcp_servers.{}]  # {}", quote(name), server.origin);
+        let list = |items: &[String]| {
+            let quoted: Vec<String> = items.iter().map(|item| quote(item)).collect();
+            format!("[{}]", quoted.join(", "))
+        };
+        let hidden = |keys: Vec<&String>| {
+            let shown: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{} = \"…\"", quote(k)))
+                .collect();
+            format!("{{ {} }}", shown.join(", "))
+        };
+        let _ = writeln!(out, "type = {}", quote(server.transport.kind()));
+        match &server.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let _ = writeln!(out, "command = {}", quote(command));
+                let _ = writeln!(out, "args = {}", list(args));
+                let _ = writeln!(out, "env = {}", hidden(env.keys().collect()));
+                if let Some(cwd) = cwd {
+                    let _ = writeln!(out, "cwd = {}", quote(&cwd.display().to_string()));
+                }
+            }
+            McpTransport::Http {
+                url,
+                headers,
+                bearer_token_env,
+            } => {
+                let _ = writeln!(out, "url = {}", quote(url));
+                let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
+                if let Some(variable) = bearer_token_env {
+                    let _ = writeln!(out, "bearer_token_env = {}", quote(variable));
+                }
+            }
+            McpTransport::Sse { url, headers } => {
+                let _ = writeln!(out, "url = {}", quote(url));
+                let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
+            }
+        }
+        let _ = writeln!(out, "enabled = {}", server.enabled);
+        if let Some(enabled) = &server.enabled_tools {
+            let _ = writeln!(out, "enabled_tools = {}", list(enabled));
+        }
+        let _ = writeln!(out, "disabled_tools = {}", list(&server.disabled_tools));
+        let _ = writeln!(
+            out,
+            "startup_timeout = {}",
+            server.startup_timeout.as_secs()
+        );
+        let _ = writeln!(out, "tool_timeout = {}", server.tool_timeout.as_secs());
+        let _ = writeln!(out, "required = {}", server.required);
+        if let Some(problem) = &server.problem {
+            let _ = writeln!(out, "# problem: {problem}");
         }
     }
 }

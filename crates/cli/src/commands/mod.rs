@@ -3,5 +3,6 @@
 pub mod call;
 pub mod config;
 pub mod doctor;
+pub mod mcp;
 pub mod serve;
 pub mod tools;

@@ -1,0 +1,267 @@
+//! `[mcp_servers.NAME]` in the TOML layers, and Claude Code's `.mcp.json` read as it is.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toolhost_mcp::client::expand_variables;
+use toolhost_mcp::{McpServerConfig, McpTransport};
+
+/// Claude Code's project file of MCP servers, in the workspace root.
+pub const CLAUDE_MCP_JSON: &str = ".mcp.json";
+
+/// One `[mcp_servers.NAME]` table; every key is checked.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct FileMcpServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+    url: Option<String>,
+    headers: BTreeMap<String, String>,
+    bearer_token_env: Option<String>,
+    enabled: Option<bool>,
+    enabled_tools: Option<Vec<String>>,
+    disabled_tools: Vec<String>,
+    /// Seconds.
+    startup_timeout: Option<u64>,
+    /// Seconds.
+    tool_timeout: Option<u64>,
+    required: Option<bool>,
+}
+
+/// One server of `.mcp.json`: Claude Code's keys, others ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ClaudeMcpServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    headers: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ClaudeMcpJson {
+    #[serde(rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, ClaudeMcpServer>,
+}
+
+impl From<ClaudeMcpServer> for FileMcpServer {
+    fn from(server: ClaudeMcpServer) -> Self {
+        Self {
+            kind: server.kind,
+            command: server.command,
+            args: server.args,
+            env: server.env,
+            url: server.url,
+            headers: server.headers,
+            ..Self::default()
+        }
+    }
+}
+
+/// The environment the values expand from.
+pub(super) type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// A server from its table: the transport from `type` or from `command` / `url`, `${VAR}`
+/// expanded in every string value (a variable that is not set makes the server report a
+/// problem when it starts, rather than stopping every command), `cwd` resolved against the
+/// workspace. `Err` says what is wrong with the table.
+pub(super) fn server_config(
+    name: &str,
+    file: FileMcpServer,
+    origin: String,
+    workspace: &Path,
+    lookup: Lookup<'_>,
+) -> Result<McpServerConfig, String> {
+    let mut problem = None;
+    let mut expand = |text: String| match expand_variables(&text, lookup) {
+        Ok(expanded) => expanded,
+        Err(error) => {
+            problem.get_or_insert(format!("{error} ({origin})"));
+            text
+        }
+    };
+    let kind = file.kind.as_deref().map(str::to_ascii_lowercase);
+    let transport = match (kind.as_deref(), file.command, file.url) {
+        (Some("stdio") | None, Some(command), None) => McpTransport::Stdio {
+            command: expand(command),
+            args: file.args.into_iter().map(&mut expand).collect(),
+            env: file
+                .env
+                .into_iter()
+                .map(|(key, value)| (key, expand(value)))
+                .collect(),
+            cwd: file.cwd.map(|cwd| workspace.join(expand(cwd))),
+        },
+        (Some("http" | "streamable-http" | "streamable_http") | None, None, Some(url)) => {
+            McpTransport::Http {
+                url: expand(url),
+                headers: expand_map(file.headers, &mut expand),
+                bearer_token_env: file.bearer_token_env,
+            }
+        }
+        (Some("sse"), None, Some(url)) => McpTransport::Sse {
+            url: expand(url),
+            headers: expand_map(file.headers, &mut expand),
+        },
+        (_, Some(_), Some(_)) => {
+            return Err(format!(
+                "mcp_servers.{name} has both command and url: give command (a stdio server) or \
+                 url (an HTTP server)"
+            ));
+        }
+        (_, None, None) => {
+            return Err(format!(
+                "mcp_servers.{name} has neither command nor url: give command = \"program\" for \
+                 a stdio server or url = \"https://…\" for an HTTP server"
+            ));
+        }
+        (Some(other), _, _) => {
+            return Err(format!(
+                "mcp_servers.{name}: type '{other}' does not fit its keys; use \"stdio\" with \
+                 command, or \"http\" / \"sse\" with url"
+            ));
+        }
+    };
+    let seconds = |key: &str, value: Option<u64>, default: Duration| match value {
+        Some(0) => Err(format!(
+            "mcp_servers.{name}.{key} of 0 seconds would stop every server: give at least 1"
+        )),
+        Some(seconds) => Ok(Duration::from_secs(seconds)),
+        None => Ok(default),
+    };
+    let mut config = McpServerConfig::new(name, transport);
+    config.startup_timeout = seconds(
+        "startup_timeout",
+        file.startup_timeout,
+        config.startup_timeout,
+    )?;
+    config.tool_timeout = seconds("tool_timeout", file.tool_timeout, config.tool_timeout)?;
+    config.enabled = file.enabled.unwrap_or(true);
+    config.required = file.required.unwrap_or(false);
+    config.enabled_tools = file.enabled_tools;
+    config.disabled_tools = file.disabled_tools;
+    config.origin = origin;
+    config.problem = problem;
+    Ok(config)
+}
+
+fn expand_map(
+    map: BTreeMap<String, String>,
+    expand: &mut impl FnMut(String) -> String,
+) -> BTreeMap<String, String> {
+    map.into_iter()
+        .map(|(key, value)| (key, expand(value)))
+        .collect()
+}
+
+/// The servers of a `.mcp.json` text; `Err((line, message))` when it does not parse or a
+/// server is not usable.
+pub(super) fn claude_mcp_json(
+    path: &Path,
+    text: &str,
+    workspace: &Path,
+    lookup: Lookup<'_>,
+) -> Result<Vec<McpServerConfig>, (Option<usize>, String)> {
+    let file: ClaudeMcpJson =
+        serde_json::from_str(text).map_err(|error| (Some(error.line()), error.to_string()))?;
+    let line_of = |name: &str| {
+        text.find(&format!("\"{name}\""))
+            .map(|offset| text[..offset].matches('\n').count() + 1)
+    };
+    file.mcp_servers
+        .into_iter()
+        .map(|(name, server)| {
+            let line = line_of(&name);
+            let origin = format!("{}:{}", path.display(), line.unwrap_or(1));
+            server_config(&name, server.into(), origin, workspace, lookup)
+                .map_err(|message| (line, message))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn lookup(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "secret".to_owned())
+    }
+
+    #[test]
+    fn claude_code_files_are_read_as_they_are() {
+        let text = r#"{
+  "mcpServers": {
+    "files": { "command": "npx", "args": ["-y", "server", "${HOME:-/h}"], "env": {"K": "${TOKEN}"} },
+    "remote": { "type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "oauth": {} },
+    "legacy": { "type": "sse", "url": "https://y/sse" }
+  }
+}"#;
+        let servers =
+            claude_mcp_json(Path::new("/w/.mcp.json"), text, Path::new("/w"), &lookup).unwrap();
+        let names: Vec<_> = servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["files", "legacy", "remote"]);
+        assert_eq!(
+            servers[0].transport,
+            McpTransport::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "server".into(), "/h".into()],
+                env: [("K".to_owned(), "secret".to_owned())].into(),
+                cwd: None,
+            }
+        );
+        assert_eq!(servers[0].origin, "/w/.mcp.json:3");
+        assert_eq!(servers[1].transport.kind(), "sse");
+        assert_eq!(
+            servers[2].transport,
+            McpTransport::Http {
+                url: "https://x/mcp".into(),
+                headers: [("Authorization".to_owned(), "Bearer secret".to_owned())].into(),
+                bearer_token_env: None,
+            }
+        );
+    }
+
+    #[test]
+    fn a_missing_variable_is_a_problem_of_that_server_only() {
+        let text = r#"{"mcpServers": {"s": {"command": "x", "args": ["${NOPE}"]}}}"#;
+        let servers =
+            claude_mcp_json(Path::new(".mcp.json"), text, Path::new("/w"), &lookup).unwrap();
+        let problem = servers[0].problem.as_deref().unwrap();
+        assert!(problem.contains("NOPE is not set"), "{problem}");
+    }
+
+    #[test]
+    fn bad_files_and_entries_name_the_line() {
+        let (line, _) = claude_mcp_json(
+            Path::new("m"),
+            "{\n\"mcpServers\": {,}}",
+            Path::new("/"),
+            &lookup,
+        )
+        .unwrap_err();
+        assert_eq!(line, Some(2));
+        let (line, message) = claude_mcp_json(
+            Path::new("m"),
+            "{\"mcpServers\": {\n \"s\": {}}}",
+            Path::new("/"),
+            &lookup,
+        )
+        .unwrap_err();
+        assert_eq!(line, Some(2));
+        assert!(message.contains("neither command nor url"), "{message}");
+    }
+}

@@ -1,0 +1,473 @@
+//! One connection to one configured server: start (stdio through `toolhost-exec`, or
+//! Streamable HTTP), `tools/list`, `tools/call` with progress, cancellation and the tool
+//! timeout, and restarting a server that stopped, with backoff.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ProgressNotificationParam,
+    RequestId, ServerResult,
+};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt as _;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use toolhost_core::{ContentBlock, ToolContext, ToolError, ToolOutput, ToolUpdate};
+use toolhost_exec::ProcessSpec;
+
+use super::config::{McpServerConfig, McpTransport};
+use super::convert;
+
+/// How many lines of a stdio server's stderr are kept for failure messages.
+pub const STDERR_TAIL_LINES: usize = 20;
+
+/// How long a failed start waits for the server's last words on stderr.
+const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);
+
+/// The longest wait before restarting a server that keeps stopping.
+pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(60);
+
+type Service = RunningService<RoleClient, ClientEvents>;
+
+/// What the server sends on its own: progress of running calls, and `tools/list_changed`.
+#[derive(Clone)]
+pub(crate) struct ClientEvents {
+    progress: Arc<Mutex<HashMap<String, ToolContext>>>,
+    pub(crate) tools_changed: Arc<Notify>,
+}
+
+impl ClientHandler for ClientEvents {
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        let key = token_key(&params.progress_token);
+        let progress = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(ctx) = progress.get(&key) {
+            ctx.on_update(ToolUpdate {
+                content: params.message.map(ContentBlock::text).into_iter().collect(),
+                details: None,
+                progress: Some(params.progress),
+                total: params.total,
+            });
+        }
+        std::future::ready(())
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.tools_changed.notify_one();
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("toolhost", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+fn token_key(token: &impl serde::Serialize) -> String {
+    serde_json::to_string(token).unwrap_or_default()
+}
+
+/// Removes a call's progress routing when the call ends, however it ends.
+struct ProgressRoute<'a> {
+    progress: &'a Mutex<HashMap<String, ToolContext>>,
+    key: String,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.key);
+    }
+}
+
+/// The last lines a stdio server wrote on stderr.
+#[derive(Default)]
+pub(crate) struct StderrTail(Mutex<std::collections::VecDeque<String>>);
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.len() == STDERR_TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// `"; its stderr ended with:\n..."`, or nothing when it wrote nothing.
+    pub(crate) fn describe(&self) -> String {
+        let lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.is_empty() {
+            return String::new();
+        }
+        let text: Vec<&str> = lines.iter().map(String::as_str).collect();
+        format!("; its stderr ended with:\n{}", text.join("\n"))
+    }
+}
+
+struct State {
+    service: Option<Service>,
+    /// Stops since the last successful call; decides the backoff.
+    consecutive_failures: u32,
+    retry_at: Option<Instant>,
+}
+
+/// A configured server and its live session, if any.
+pub(crate) struct ServerConnection {
+    pub(crate) config: McpServerConfig,
+    workspace: PathBuf,
+    state: tokio::sync::Mutex<State>,
+    pub(crate) events: ClientEvents,
+    pub(crate) stderr: Arc<StderrTail>,
+}
+
+impl ServerConnection {
+    pub(crate) fn new(config: McpServerConfig, workspace: PathBuf) -> Self {
+        Self {
+            config,
+            workspace,
+            state: tokio::sync::Mutex::new(State {
+                service: None,
+                consecutive_failures: 0,
+                retry_at: None,
+            }),
+            events: ClientEvents {
+                progress: Arc::default(),
+                tools_changed: Arc::new(Notify::new()),
+            },
+            stderr: Arc::default(),
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Starts the server and lists its tools (the JSON of each MCP `Tool` that passes the
+    /// filters), all within `startup_timeout`.
+    pub(crate) async fn start(&self) -> Result<Vec<Value>, String> {
+        let mut state = self.state.lock().await;
+        let service = self.connect_in_time().await?;
+        state.service = Some(service);
+        let peer = state.service.as_ref().map(|service| service.peer().clone());
+        drop(state);
+        match peer {
+            Some(peer) => self.list_tools(&peer).await,
+            None => Err("the server stopped".to_owned()),
+        }
+    }
+
+    /// The server's tools that pass `enabled_tools` / `disabled_tools`, as JSON.
+    pub(crate) async fn list_tools_now(&self) -> Result<Vec<Value>, String> {
+        let peer = self.peer().await.map_err(|error| error.message)?;
+        self.list_tools(&peer).await
+    }
+
+    async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Value>, String> {
+        let tools = tokio::time::timeout(self.config.startup_timeout, peer.list_all_tools())
+            .await
+            .map_err(|_| {
+                format!(
+                    "tools/list took longer than {}s (startup_timeout)",
+                    self.config.startup_timeout.as_secs()
+                )
+            })?
+            .map_err(|error| format!("tools/list failed: {error}"))?;
+        Ok(tools
+            .iter()
+            .filter(|tool| self.config.allows_tool(&tool.name))
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect())
+    }
+
+    async fn connect_in_time(&self) -> Result<Service, String> {
+        let timeout = self.config.startup_timeout;
+        match tokio::time::timeout(timeout, self.connect()).await {
+            Ok(Ok(service)) => Ok(service),
+            Ok(Err(error)) => Err(format!("{error}{}", self.stderr.describe())),
+            Err(_) => Err(format!(
+                "it did not finish starting within {}s (startup_timeout){}",
+                timeout.as_secs(),
+                self.stderr.describe()
+            )),
+        }
+    }
+
+    async fn connect(&self) -> Result<Service, String> {
+        if let Some(problem) = &self.config.problem {
+            return Err(problem.clone());
+        }
+        let events = self.events.clone();
+        match &self.config.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut spec = ProcessSpec::new(command)
+                    .args(args)
+                    .without_timeout()
+                    .working_dir(cwd.clone().unwrap_or_else(|| self.workspace.clone()));
+                for (name, value) in env {
+                    spec = spec.env(name, value);
+                }
+                let prepared = spec
+                    .to_command()
+                    .map_err(|error| format!("cannot start '{command}': {error}"))?;
+                let (transport, stderr) = TokioChildProcess::builder(prepared.command)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|error| format!("cannot start '{command}': {error}"))?;
+                let reader = stderr.map(|stderr| {
+                    let tail = Arc::clone(&self.stderr);
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tail.push(line);
+                        }
+                    })
+                });
+                match events.serve(transport).await {
+                    Ok(service) => Ok(service),
+                    Err(error) => {
+                        // A server that failed has usually said why on stderr just before.
+                        if let Some(reader) = reader {
+                            let _ = tokio::time::timeout(STDERR_SETTLE_TIME, reader).await;
+                        }
+                        Err(format!("the MCP handshake failed: {error}"))
+                    }
+                }
+            }
+            McpTransport::Http {
+                url,
+                headers,
+                bearer_token_env,
+            } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    if name.eq_ignore_ascii_case("authorization")
+                        && let Some(token) = value.strip_prefix("Bearer ")
+                    {
+                        config = config.auth_header(token);
+                        continue;
+                    }
+                    let header = axum::http::HeaderName::try_from(name.as_str())
+                        .map_err(|error| format!("the header name '{name}': {error}"))?;
+                    let value = axum::http::HeaderValue::try_from(value.as_str())
+                        .map_err(|error| format!("the value of header '{name}': {error}"))?;
+                    custom.insert(header, value);
+                }
+                if let Some(variable) = bearer_token_env {
+                    let token = std::env::var(variable).map_err(|_| {
+                        format!("bearer_token_env: the environment variable {variable} is not set")
+                    })?;
+                    config = config.auth_header(token);
+                }
+                let transport =
+                    StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+                events
+                    .serve(transport)
+                    .await
+                    .map_err(|error| format!("cannot connect to {url}: {error}"))
+            }
+            McpTransport::Sse { url, .. } => Err(format!(
+                "{url} uses the legacy SSE transport, which toolhost's MCP client (rmcp 3.11) \
+                 does not speak; if the server also serves Streamable HTTP, configure that \
+                 endpoint with type = \"http\""
+            )),
+        }
+    }
+
+    /// The live session's peer, restarting a server that stopped (at once after the first
+    /// stop, then after 1, 2, 4, … seconds while it keeps stopping).
+    async fn peer(&self) -> Result<Peer<RoleClient>, ToolError> {
+        let mut state = self.state.lock().await;
+        if let Some(service) = &state.service
+            && !service.is_closed()
+            && !service.peer().is_transport_closed()
+        {
+            return Ok(service.peer().clone());
+        }
+        if state.service.take().is_some() {
+            state.consecutive_failures += 1;
+            state.retry_at = Some(Instant::now() + backoff(state.consecutive_failures));
+        }
+        if let Some(retry_at) = state.retry_at {
+            let now = Instant::now();
+            if now < retry_at {
+                return Err(ToolError::new(format!(
+                    "the MCP server '{}' stopped{}; toolhost restarts it on a call after {:.1}s. \
+                     Try again later, or check the server's configuration ({})",
+                    self.name(),
+                    self.stderr.describe(),
+                    (retry_at - now).as_secs_f64(),
+                    self.config.origin,
+                )));
+            }
+        }
+        tracing::info!(server = self.name(), "starting the MCP server again");
+        match self.connect_in_time().await {
+            Ok(service) => {
+                let peer = service.peer().clone();
+                state.service = Some(service);
+                state.retry_at = None;
+                // Its tools may have changed while it was away.
+                self.events.tools_changed.notify_one();
+                Ok(peer)
+            }
+            Err(error) => {
+                state.consecutive_failures += 1;
+                state.retry_at = Some(Instant::now() + backoff(state.consecutive_failures));
+                Err(ToolError::new(format!(
+                    "the MCP server '{}' stopped and could not be restarted: {error}",
+                    self.name()
+                )))
+            }
+        }
+    }
+
+    /// Calls `tool` (the server's own name) with `args`.
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let peer = self.peer().await?;
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Value::Object(arguments) = args {
+            params = params.with_arguments(arguments);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => return Err(self.failure(tool, &error).await),
+        };
+        let id = handle.id.clone();
+        let _route = ProgressRoute {
+            progress: &self.events.progress,
+            key: token_key(&handle.progress_token),
+        };
+        self.events
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(_route.key.clone(), ctx.clone());
+        let timeout = self.config.tool_timeout;
+        let response = tokio::select! {
+            response = handle.await_response() => response,
+            () = ctx.cancellation().cancelled() => {
+                send_cancelled(&peer, id, "cancelled by the user").await;
+                return Err(ToolError::new(format!("the call to '{tool}' was cancelled")));
+            }
+            () = tokio::time::sleep(timeout) => {
+                send_cancelled(&peer, id, "timed out").await;
+                return Err(ToolError::new(format!(
+                    "the MCP server '{}' did not finish '{tool}' within {}s (tool_timeout), so \
+                     the call was cancelled. If the tool needs longer, raise tool_timeout in \
+                     [mcp_servers.{}]",
+                    self.name(),
+                    timeout.as_secs(),
+                    self.name(),
+                )));
+            }
+        };
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => {
+                self.state.lock().await.consecutive_failures = 0;
+                let json = serde_json::to_value(&result).map_err(|error| {
+                    ToolError::new(format!("the result of '{tool}' is not JSON: {error}"))
+                })?;
+                Ok(convert::call_result(&json))
+            }
+            Ok(_) => Err(ToolError::new(format!(
+                "the MCP server '{}' answered tools/call for '{tool}' with something that is \
+                 not a tool result",
+                self.name()
+            ))),
+            Err(error) => Err(self.failure(tool, &error).await),
+        }
+    }
+
+    /// The error of a failed call; a failure of the connection itself (not a refusal by
+    /// the server) drops the session, so that the next call starts the server again.
+    async fn failure(&self, tool: &str, error: &ServiceError) -> ToolError {
+        if !matches!(error, ServiceError::McpError(_)) {
+            let mut state = self.state.lock().await;
+            if state.service.take().is_some() {
+                state.consecutive_failures += 1;
+                state.retry_at = Some(Instant::now() + backoff(state.consecutive_failures));
+            }
+        }
+        match error {
+            ServiceError::McpError(error) => ToolError::new(format!(
+                "the MCP server '{}' refused the call to '{tool}': {}",
+                self.name(),
+                error.message
+            )),
+            other => ToolError::new(format!(
+                "the MCP server '{}' failed during '{tool}': {other}{}. toolhost restarts it on \
+                 the next call",
+                self.name(),
+                self.stderr.describe()
+            )),
+        }
+    }
+
+    /// Stops the session (and a stdio server's process).
+    pub(crate) async fn shutdown(&self) {
+        if let Some(mut service) = self.state.lock().await.service.take() {
+            let _ = service.close_with_timeout(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+async fn send_cancelled(peer: &Peer<RoleClient>, id: RequestId, reason: &str) {
+    let notification = CancelledNotification::new(CancelledNotificationParam::new(
+        Some(id),
+        Some(reason.to_owned()),
+    ));
+    let _ = peer.send_notification(notification.into()).await;
+}
+
+/// No wait after the first stop, then 1 s, 2 s, 4 s, … up to [`MAX_RESTART_BACKOFF`].
+fn backoff(failures: u32) -> Duration {
+    if failures <= 1 {
+        return Duration::ZERO;
+    }
+    Duration::from_secs(1u64 << (failures - 2).min(16)).min(MAX_RESTART_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_starts_at_once_then_doubles_to_a_cap() {
+        let waits: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(waits, [0, 1, 2, 4, 8, 16, 32, 60, 60]);
+    }
+}

@@ -1,0 +1,24 @@
+//! The MCP client: other servers' tools as toolhost tools named `mcp__<server>__<tool>`
+//! (R29, R30).
+//!
+//! [`McpClients::start`] starts every configured server at once (stdio servers through
+//! `toolhost-exec`'s prepared command: own process group, clean environment plus the
+//! configured `env`), each bounded by its `startup_timeout`, and lists their tools; each
+//! becomes an [`McpTool`] that goes through the registry's one pipeline. A call forwards
+//! progress notifications to `on_update`, sends `notifications/cancelled` when the call is
+//! cancelled or runs past `tool_timeout`, and restarts a server that stopped (with backoff).
+
+mod clients;
+pub mod config;
+mod connection;
+pub mod convert;
+pub mod naming;
+mod tool;
+
+pub use clients::{McpClients, McpServerFailure, McpStartReport};
+pub use config::{
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
+};
+pub use connection::{MAX_RESTART_BACKOFF, STDERR_TAIL_LINES};
+pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
+pub use tool::McpTool;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs, idempotently, what the MCP tests need from the registries: a Python venv under
+# $TOOLHOST_CACHE (default ~/.cache/toolhost) with the official Python SDK `mcp` and the
+# reference server `mcp-server-git`, and `npm ci` here (the TypeScript SDK, the conformance
+# suite, Node 22, and the reference servers `server-everything` and `server-filesystem`).
+# Prints the variables the Rust tests read; use it as `eval "$(tests/mcp-clients/setup.sh)"`.
+# Nothing is skipped: when an install fails, this script fails.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${TOOLHOST_CACHE:-$HOME/.cache/toolhost}"
+
+# Pinned; reinstalled only when the pins change.
+python_packages="mcp==2.3.0 mcp-server-git==2026.10.19"
+venv="$cache/venv"
+if [ "$(cat "$venv/.toolhost-pin" 2>/dev/null)" != "$python_packages" ]; then
+    echo "-- installing $python_packages into $venv" >&2
+    python3 -m venv "$venv"
+    # shellcheck disable=SC2086
+    "$venv/bin/pip" install --quiet --disable-pip-version-check $python_packages >&2
+    echo "$python_packages" > "$venv/.toolhost-pin"
+fi
+
+# Exactly as locked; reinstalled only when the lock file changes.
+lock_hash="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$here/node_modules/.toolhost-lock" 2>/dev/null)" != "$lock_hash" ]; then
+    echo "-- npm ci in $here" >&2
+    (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    echo "$lock_hash" > "$here/node_modules/.toolhost-lock"
+fi
+
+echo "export TOOLHOST_TEST_VENV='$venv'"
+echo "export TOOLHOST_TEST_NODE_MODULES='$here/node_modules'"
