@@ -39,12 +39,19 @@ fn child_rewrites_in_a_loop() {
             .is_empty()
     );
     let contents = [content(0), content(1)];
-    for round in 0usize.. {
-        let next = (round + 1) % 2;
+    let file = Path::new(&dir).join("file.txt");
+    loop {
+        // A killed predecessor may have left either state: flip whichever is there.
+        let current = usize::from(
+            std::fs::read_to_string(&file)
+                .unwrap()
+                .starts_with("state=1"),
+        );
+        let next = 1 - current;
         let args = if tool == "Write" {
             json!({"path": "file.txt", "content": contents[next]})
         } else {
-            json!({"path": "file.txt", "old_string": format!("state={}\n", round % 2), "new_string": format!("state={next}\n")})
+            json!({"path": "file.txt", "old_string": format!("state={current}\n"), "new_string": format!("state={next}\n")})
         };
         let result = runtime.block_on(registry.execute("crash", &tool, args));
         assert!(!result.is_error, "{}", result.text());
@@ -59,6 +66,7 @@ fn kill_repeatedly(tool: &str) {
     let mut states_seen = [false, false];
     let exe = std::env::current_exe().unwrap();
     for attempt in 0..24u64 {
+        let before = std::fs::metadata(&file).unwrap().modified().unwrap();
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
@@ -72,7 +80,10 @@ fn kill_repeatedly(tool: &str) {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(30 + attempt * 17 % 200));
+        // Let the child finish at least one write (however slow the machine), then kill it at
+        // a varying moment of the next ones.
+        wait_for_a_change(&file, before);
+        std::thread::sleep(Duration::from_millis(attempt * 17 % 120));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         let now = std::fs::read_to_string(&file).unwrap();
@@ -91,6 +102,21 @@ fn kill_repeatedly(tool: &str) {
         "{tool}: the children never changed the file"
     );
     assert_only_temp_leftovers(dir.path());
+}
+
+/// Waits until `file` was replaced after `before`; fails when no write lands within a minute.
+fn wait_for_a_change(file: &Path, before: std::time::SystemTime) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::metadata(file)
+        .and_then(|m| m.modified())
+        .is_ok_and(|m| m == before)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the child never wrote the file"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
 }
 
 /// A killed writer may leave its hidden temporary file; never anything else.
