@@ -50,8 +50,8 @@ mod sandbox;
 pub use process::{
     CapturedOutput, DEFAULT_OUTPUT_CAP_BYTES, DEFAULT_TIMEOUT, FIXED_VARIABLES,
     INHERITED_VARIABLES, KILL_GRACE_PERIOD, LeftoverProcesses, OUTPUT_DRAIN_TIMEOUT,
-    OutputCallback, OutputChunk, OutputStream, PreparedCommand, ProcessError, ProcessOutcome,
-    ProcessSpec, Termination,
+    OutputCallback, OutputChunk, OutputStream, PreparedCommand, ProcessError, ProcessGroup,
+    ProcessOutcome, ProcessSpec, Termination,
 };
 
 pub use policy::{

@@ -351,3 +351,56 @@ async fn colliding_and_long_names_stay_unique_and_within_64_bytes() {
     }
     clients.shutdown().await;
 }
+
+/// Whether `pid` is still running (a zombie waiting for its parent counts as gone).
+fn is_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn stopping_a_stdio_server_stops_every_process_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("helper.pid");
+    let everything = everything("grouped");
+    let McpTransport::Stdio { command, args, .. } = everything.transport else {
+        unreachable!()
+    };
+    // A server that leaves a helper behind: the shell execs into the server, the helper stays
+    // in the server's process group.
+    let script = format!(
+        "sleep 300 & echo $! > '{}'; exec '{command}' '{}' stdio",
+        pid_file.display(),
+        args[0]
+    );
+    let config = McpServerConfig::new(
+        "grouped",
+        McpTransport::Stdio {
+            command: "/bin/sh".into(),
+            args: vec!["-c".into(), script],
+            env: Default::default(),
+            cwd: None,
+        },
+    );
+    let (clients, _registry, _workspace) = start(vec![config], 50_000).await;
+    let helper: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(is_running(helper), "the helper runs while the server does");
+
+    clients.shutdown().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while is_running(helper) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server's helper {helper} outlived the server"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

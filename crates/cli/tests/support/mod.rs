@@ -18,3 +18,118 @@ pub fn toolhost_with_home(workspace: &Path, home: &Path) -> Command {
 pub fn toolhost(workspace: &Path) -> Command {
     toolhost_with_home(workspace, workspace)
 }
+
+/// A live `toolhost … serve` process on stdio, driven with JSON-RPC lines.
+pub struct ServeProcess {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    messages: std::sync::mpsc::Receiver<serde_json::Value>,
+}
+
+impl ServeProcess {
+    /// `toolhost --workspace WORKSPACE ARGS… serve`, with `HOME` in the workspace and stderr
+    /// discarded.
+    pub fn start(workspace: &Path, args: &[&str]) -> Self {
+        use std::io::BufRead as _;
+        use std::process::Stdio;
+
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolhost"))
+            .arg("--workspace")
+            .arg(workspace)
+            .args(args)
+            .arg("serve")
+            .env("HOME", workspace)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, messages) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if sender.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            stdin,
+            messages,
+        }
+    }
+
+    /// The process id of the server.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends one JSON-RPC message.
+    pub fn send(&mut self, message: serde_json::Value) {
+        use std::io::Write as _;
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// `initialize` and `notifications/initialized`, as a client without elicitation.
+    pub fn initialize(&mut self) {
+        self.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}}),
+        );
+        self.wait_for("initialize reply", |m| m["id"] == 0);
+        self.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
+    /// The next message that satisfies `wanted`, skipping others; fails after 30 s.
+    pub fn wait_for(
+        &self,
+        what: &str,
+        wanted: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        use std::time::{Duration, Instant};
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.messages.recv_timeout(left) {
+                Ok(message) if wanted(&message) => return message,
+                Ok(_) => {}
+                Err(_) => panic!("no {what} from the server"),
+            }
+        }
+    }
+
+    /// The names `tools/list` gives.
+    pub fn tool_names(&mut self, id: u64) -> Vec<String> {
+        self.send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+        let reply = self.wait_for("tools/list reply", |m| m["id"] == id);
+        reply["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// The result of `tools/call`.
+    pub fn call(&mut self, id: u64, name: &str, arguments: serde_json::Value) -> serde_json::Value {
+        self.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                                     "params": {"name": name, "arguments": arguments}}),
+        );
+        self.wait_for("tools/call reply", |m| m["id"] == id)["result"].clone()
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -16,10 +16,14 @@ pub const KILL_GRACE_PERIOD: Duration = Duration::from_secs(2);
 /// How often the group is checked for survivors while the grace period runs.
 const SURVIVOR_POLL_INTERVAL: Duration = Duration::from_millis(20);
 
-/// The process group a child leads (it was spawned with `process_group(0)`, so its id is the
-/// child's pid). Signals go to the group, so grandchildren are reached too.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ProcessGroup {
+/// The process group a child leads (it was spawned with `process_group(0)`, as
+/// [`ProcessSpec::to_command`](crate::ProcessSpec::to_command) does, so its id is the child's
+/// pid). Signals go to the group, so grandchildren are reached too.
+///
+/// Callers that drive a prepared command themselves (a stdio MCP server) keep its group and
+/// [`stop`](Self::stop) it once the leader is gone, so that nothing it started lingers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessGroup {
     id: Pid,
 }
 
@@ -51,14 +55,21 @@ impl ProcessGroup {
     }
 
     pub(crate) fn led_by(child: &Child) -> Option<Self> {
-        let pid = i32::try_from(child.id()?).ok()?;
+        Self::led_by_pid(child.id()?)
+    }
+
+    /// The group led by the process `pid`, which was spawned from
+    /// [`ProcessSpec::to_command`](crate::ProcessSpec::to_command). `None` for pid 0 or one
+    /// out of range, which no such child has.
+    pub fn led_by_pid(pid: u32) -> Option<Self> {
+        let pid = i32::try_from(pid).ok().filter(|pid| *pid > 0)?;
         Some(Self {
             id: Pid::from_raw(pid),
         })
     }
 
     /// Whether any process (a not yet reaped zombie included) is still in the group.
-    pub(crate) fn has_members(self) -> bool {
+    pub fn has_members(self) -> bool {
         // Signal 0 checks existence without sending anything; EPERM still means "exists".
         !matches!(killpg(self.id, None), Err(Errno::ESRCH))
     }
@@ -98,8 +109,10 @@ impl ProcessGroup {
         }
     }
 
-    /// Stops what is left of the group after its leader has exited and been reaped.
-    pub(crate) async fn terminate_leftovers(self, grace: Duration) {
+    /// Stops what is left of the group after its leader has exited and been reaped: SIGTERM
+    /// to every member, up to `grace` for them to go, then SIGKILL. (A leader not yet reaped
+    /// stays a member until then, so it costs the whole grace period.)
+    pub async fn stop(self, grace: Duration) {
         if !self.has_members() {
             return;
         }

@@ -17,11 +17,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use capture::{CapturedOutput, DEFAULT_OUTPUT_CAP_BYTES};
 pub use environment::{FIXED_VARIABLES, INHERITED_VARIABLES};
-pub use group::KILL_GRACE_PERIOD;
+pub use group::{KILL_GRACE_PERIOD, ProcessGroup};
 pub use output::{OutputCallback, OutputChunk, OutputStream};
 
 use crate::sandbox::{self, SandboxError, SandboxPolicy, SandboxStatus};
-use group::ProcessGroup;
 use output::{OutputSinks, collect_output};
 
 /// The timeout when the caller sets none: the shell's `exec_timeout` default (SPEC R22).
@@ -381,7 +380,7 @@ impl ProcessSpec {
         let (status, termination) = match (stop, group) {
             (Err(status), group) => {
                 if let (Some(group), LeftoverProcesses::Terminate) = (group, self.leftovers) {
-                    group.terminate_leftovers(self.kill_grace).await;
+                    group.stop(self.kill_grace).await;
                 }
                 (status, Termination::Exited)
             }

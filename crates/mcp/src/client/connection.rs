@@ -22,7 +22,7 @@ use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use toolhost_core::{ContentBlock, ToolContext, ToolError, ToolOutput, ToolUpdate};
-use toolhost_exec::ProcessSpec;
+use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
 use super::config::{McpServerConfig, McpTransport};
 use super::convert;
@@ -123,11 +123,35 @@ impl StderrTail {
     }
 }
 
+/// A live session, and the process group of a stdio server.
+struct Session {
+    service: Service,
+    group: Option<ProcessGroup>,
+}
+
 struct State {
-    service: Option<Service>,
+    session: Option<Session>,
     /// Stops since the last successful call; decides the backoff.
     consecutive_failures: u32,
     retry_at: Option<Instant>,
+}
+
+impl State {
+    /// Forgets a session that stopped working, with backoff for the next start. Dropping the
+    /// service kills the server's process; what it started is stopped with its group.
+    /// Returns whether there was one.
+    fn drop_session(&mut self) -> bool {
+        let Some(session) = self.session.take() else {
+            return false;
+        };
+        drop(session.service);
+        if let Some(group) = session.group {
+            tokio::spawn(group.stop(KILL_GRACE_PERIOD));
+        }
+        self.consecutive_failures += 1;
+        self.retry_at = Some(Instant::now() + backoff(self.consecutive_failures));
+        true
+    }
 }
 
 /// A configured server and its live session, if any.
@@ -145,7 +169,7 @@ impl ServerConnection {
             config,
             workspace,
             state: tokio::sync::Mutex::new(State {
-                service: None,
+                session: None,
                 consecutive_failures: 0,
                 retry_at: None,
             }),
@@ -165,14 +189,11 @@ impl ServerConnection {
     /// filters), all within `startup_timeout`.
     pub(crate) async fn start(&self) -> Result<Vec<Value>, String> {
         let mut state = self.state.lock().await;
-        let service = self.connect_in_time().await?;
-        state.service = Some(service);
-        let peer = state.service.as_ref().map(|service| service.peer().clone());
+        let session = self.connect_in_time().await?;
+        let peer = session.service.peer().clone();
+        state.session = Some(session);
         drop(state);
-        match peer {
-            Some(peer) => self.list_tools(&peer).await,
-            None => Err("the server stopped".to_owned()),
-        }
+        self.list_tools(&peer).await
     }
 
     /// The server's tools that pass `enabled_tools` / `disabled_tools`, as JSON.
@@ -198,10 +219,10 @@ impl ServerConnection {
             .collect())
     }
 
-    async fn connect_in_time(&self) -> Result<Service, String> {
+    async fn connect_in_time(&self) -> Result<Session, String> {
         let timeout = self.config.startup_timeout;
         match tokio::time::timeout(timeout, self.connect()).await {
-            Ok(Ok(service)) => Ok(service),
+            Ok(Ok(session)) => Ok(session),
             Ok(Err(error)) => Err(format!("{error}{}", self.stderr.describe())),
             Err(_) => Err(format!(
                 "it did not finish starting within {}s (startup_timeout){}",
@@ -211,7 +232,7 @@ impl ServerConnection {
         }
     }
 
-    async fn connect(&self) -> Result<Service, String> {
+    async fn connect(&self) -> Result<Session, String> {
         if let Some(problem) = &self.config.problem {
             return Err(problem.clone());
         }
@@ -237,6 +258,7 @@ impl ServerConnection {
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|error| format!("cannot start '{command}': {error}"))?;
+                let group = transport.id().and_then(ProcessGroup::led_by_pid);
                 let reader = stderr.map(|stderr| {
                     let tail = Arc::clone(&self.stderr);
                     tokio::spawn(async move {
@@ -247,8 +269,11 @@ impl ServerConnection {
                     })
                 });
                 match events.serve(transport).await {
-                    Ok(service) => Ok(service),
+                    Ok(service) => Ok(Session { service, group }),
                     Err(error) => {
+                        if let Some(group) = group {
+                            tokio::spawn(group.stop(KILL_GRACE_PERIOD));
+                        }
                         // A server that failed has usually said why on stderr just before.
                         if let Some(reader) = reader {
                             let _ = tokio::time::timeout(STDERR_SETTLE_TIME, reader).await;
@@ -285,10 +310,14 @@ impl ServerConnection {
                 }
                 let transport =
                     StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-                events
+                let service = events
                     .serve(transport)
                     .await
-                    .map_err(|error| format!("cannot connect to {url}: {error}"))
+                    .map_err(|error| format!("cannot connect to {url}: {error}"))?;
+                Ok(Session {
+                    service,
+                    group: None,
+                })
             }
             McpTransport::Sse { url, .. } => Err(format!(
                 "{url} uses the legacy SSE transport, which toolhost's MCP client (rmcp 3.11) \
@@ -302,16 +331,13 @@ impl ServerConnection {
     /// stop, then after 1, 2, 4, … seconds while it keeps stopping).
     async fn peer(&self) -> Result<Peer<RoleClient>, ToolError> {
         let mut state = self.state.lock().await;
-        if let Some(service) = &state.service
-            && !service.is_closed()
-            && !service.peer().is_transport_closed()
+        if let Some(session) = &state.session
+            && !session.service.is_closed()
+            && !session.service.peer().is_transport_closed()
         {
-            return Ok(service.peer().clone());
+            return Ok(session.service.peer().clone());
         }
-        if state.service.take().is_some() {
-            state.consecutive_failures += 1;
-            state.retry_at = Some(Instant::now() + backoff(state.consecutive_failures));
-        }
+        state.drop_session();
         if let Some(retry_at) = state.retry_at {
             let now = Instant::now();
             if now < retry_at {
@@ -327,9 +353,9 @@ impl ServerConnection {
         }
         tracing::info!(server = self.name(), "starting the MCP server again");
         match self.connect_in_time().await {
-            Ok(service) => {
-                let peer = service.peer().clone();
-                state.service = Some(service);
+            Ok(session) => {
+                let peer = session.service.peer().clone();
+                state.session = Some(session);
                 state.retry_at = None;
                 // Its tools may have changed while it was away.
                 self.events.tools_changed.notify_one();
@@ -416,11 +442,7 @@ impl ServerConnection {
     /// the server) drops the session, so that the next call starts the server again.
     async fn failure(&self, tool: &str, error: &ServiceError) -> ToolError {
         if !matches!(error, ServiceError::McpError(_)) {
-            let mut state = self.state.lock().await;
-            if state.service.take().is_some() {
-                state.consecutive_failures += 1;
-                state.retry_at = Some(Instant::now() + backoff(state.consecutive_failures));
-            }
+            self.state.lock().await.drop_session();
         }
         match error {
             ServiceError::McpError(error) => ToolError::new(format!(
@@ -437,10 +459,16 @@ impl ServerConnection {
         }
     }
 
-    /// Stops the session (and a stdio server's process).
+    /// Stops the session: a stdio server's process first (stdin closed, then SIGTERM, then
+    /// SIGKILL), then whatever is left of its process group.
     pub(crate) async fn shutdown(&self) {
-        if let Some(mut service) = self.state.lock().await.service.take() {
+        let session = self.state.lock().await.session.take();
+        if let Some(Session { mut service, group }) = session {
             let _ = service.close_with_timeout(Duration::from_secs(2)).await;
+            drop(service);
+            if let Some(group) = group {
+                group.stop(KILL_GRACE_PERIOD).await;
+            }
         }
     }
 }

