@@ -94,8 +94,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
         let permissions = Permissions::from_config(&config, &workspace, approver)?;
-        let (registry, custom, mcp) =
-            runtime.block_on(registry::build_registry(&workspace, &config, &permissions))?;
+        let offered = registry::OfferedRegistry::default();
+        let (registry, custom, mcp) = runtime.block_on(registry::build_registry(
+            &workspace,
+            &config,
+            &permissions,
+            &offered,
+        ))?;
         anyhow::Ok((permissions, registry, custom, mcp))
     };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };

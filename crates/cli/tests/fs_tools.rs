@@ -9,7 +9,7 @@ use predicates::prelude::*;
 use support::toolhost;
 
 #[test]
-fn tools_lists_the_filesystem_tools_then_bash() {
+fn tools_lists_the_filesystem_tools_then_bash_then_the_built_in_mcp_provider() {
     let dir = tempfile::tempdir().unwrap();
     let output = toolhost(dir.path()).arg("tools").output().unwrap();
     assert!(output.status.success());
@@ -21,7 +21,16 @@ fn tools_lists_the_filesystem_tools_then_bash() {
         .collect();
     assert_eq!(
         names,
-        ["Read", "Write", "Edit", "ListDir", "Glob", "Grep", "Bash"]
+        [
+            "Read",
+            "Write",
+            "Edit",
+            "ListDir",
+            "Glob",
+            "Grep",
+            "Bash",
+            "mcp__toolhost__status"
+        ]
     );
 }
 

@@ -260,3 +260,25 @@ fn a_server_that_fails_without_required_is_reported_and_the_others_still_serve()
         .stdout(predicate::str::contains("mcp__ev__echo"))
         .stdout(predicate::str::contains("mcp__broken").not());
 }
+
+#[test]
+fn the_built_in_toolhost_provider_reports_the_workspace_and_the_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    toolhost(dir.path())
+        .arg("tools")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mcp__toolhost__status"));
+    let workspace = dir.path().canonicalize().unwrap();
+    toolhost(dir.path())
+        .args(["call", "mcp__toolhost__status", "{}", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "workspace: {}",
+            workspace.display()
+        )))
+        .stdout(predicate::str::contains(
+            " Read, Write, mcp__toolhost__status)",
+        ));
+}

@@ -36,10 +36,12 @@
 
 pub mod client;
 mod error;
+pub mod provider;
 mod server;
 
 pub use client::{McpClients, McpServerConfig, McpTransport};
 pub use error::ServeError;
+pub use provider::{McpProvider, McpProviders, ProviderBridge, ProviderContext};
 pub use server::approval::{
     APPROVAL_TIMEOUT, ClientPrompts, MAX_APPROVAL_ARGUMENTS_CHARS, McpApprover,
 };

@@ -173,6 +173,8 @@ fn mcp_servers(out: &mut String, config: &Config) {
                 let _ = writeln!(out, "url = {}", quote(url));
                 let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
             }
+            // Built-in providers are not configuration: nothing to show.
+            McpTransport::InProcess => {}
         }
         let _ = writeln!(out, "enabled = {}", server.enabled);
         if let Some(enabled) = &server.enabled_tools {

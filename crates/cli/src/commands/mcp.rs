@@ -163,6 +163,7 @@ fn target(transport: &McpTransport) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         McpTransport::Http { url, .. } | McpTransport::Sse { url, .. } => url.clone(),
+        McpTransport::InProcess => "(in process)".to_owned(),
     }
 }
 

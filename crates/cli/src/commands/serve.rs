@@ -72,10 +72,13 @@ async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Re
     });
     let approver = McpApprover::new(prompts.clone(), fallback);
     let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
-    let (registry, custom, mcp) = registry::build_registry(workspace, config, &permissions).await?;
+    let offered = registry::OfferedRegistry::default();
+    let (registry, custom, mcp) =
+        registry::build_registry(workspace, config, &permissions, &offered).await?;
     // Clients see the registry of the mode (plan: read-only tools).
     let plan = permissions.mode() == PermissionMode::Plan;
     let registry = Arc::new(registry.for_mode(permissions.mode()));
+    offered.set(&registry);
     // The gateway: the configured MCP servers' tools are served next to the built-ins, behind
     // the same policy and audit trail, and follow their servers' tools/list_changed.
     mcp.keep_in_sync(Arc::clone(&registry), move |spec| {

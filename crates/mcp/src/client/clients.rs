@@ -15,6 +15,7 @@ use super::connection::ServerConnection;
 use super::convert;
 use super::naming::ToolNamer;
 use super::tool::McpTool;
+use crate::provider::McpProvider;
 
 /// A server that did not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,14 +85,32 @@ impl McpClients {
         configs: impl IntoIterator<Item = McpServerConfig>,
         workspace: &Path,
     ) -> (Arc<Self>, McpStartReport) {
+        Self::start_with_providers(configs, Vec::new(), workspace).await
+    }
+
+    /// [`Self::start`], with built-in `providers` (the eligible ones) next to the configured
+    /// servers: each is served in process and reached through the same client, so that its
+    /// tools are named, converted, confirmed and truncated like any server's.
+    pub async fn start_with_providers(
+        configs: impl IntoIterator<Item = McpServerConfig>,
+        providers: Vec<Arc<dyn McpProvider>>,
+        workspace: &Path,
+    ) -> (Arc<Self>, McpStartReport) {
         let mut report = McpStartReport::default();
         let mut starting = JoinSet::new();
-        for config in configs {
-            if !config.enabled {
+        let configured = configs.into_iter().filter_map(|config| {
+            if config.enabled {
+                Some(ServerConnection::new(config, workspace.to_path_buf()))
+            } else {
                 report.disabled.push(config.name);
-                continue;
+                None
             }
-            let server = Arc::new(ServerConnection::new(config, workspace.to_path_buf()));
+        });
+        let built_in = providers
+            .into_iter()
+            .map(|provider| ServerConnection::in_process(provider, workspace.to_path_buf()));
+        for server in configured.collect::<Vec<_>>().into_iter().chain(built_in) {
+            let server = Arc::new(server);
             starting.spawn(async move {
                 let listed = server.start().await;
                 (server, listed)

@@ -94,15 +94,19 @@ pub enum McpTransport {
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
     },
+    /// A built-in provider of the same name, served in process
+    /// ([`McpProvider`](crate::provider::McpProvider)); never read from a config file.
+    InProcess,
 }
 
 impl McpTransport {
-    /// `stdio`, `http` or `sse`, as `type` in `.mcp.json` says.
+    /// `stdio`, `http` or `sse`, as `type` in `.mcp.json` says (`built-in` for a provider).
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Stdio { .. } => "stdio",
             Self::Http { .. } => "http",
             Self::Sse { .. } => "sse",
+            Self::InProcess => "built-in",
         }
     }
 }

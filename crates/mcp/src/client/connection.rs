@@ -26,6 +26,11 @@ use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
 use super::config::{McpServerConfig, McpTransport};
 use super::convert;
+use crate::McpServer;
+use crate::provider::{McpProvider, provider_registry};
+
+/// The in-memory pipe between toolhost's client and a built-in provider, in bytes.
+const IN_PROCESS_PIPE_BYTES: usize = 64 * 1024;
 
 /// How many lines of a stdio server's stderr are kept for failure messages.
 pub const STDERR_TAIL_LINES: usize = 20;
@@ -157,6 +162,8 @@ impl State {
 /// A configured server and its live session, if any.
 pub(crate) struct ServerConnection {
     pub(crate) config: McpServerConfig,
+    /// The provider that serves a [`McpTransport::InProcess`] server.
+    provider: Option<Arc<dyn McpProvider>>,
     workspace: PathBuf,
     state: tokio::sync::Mutex<State>,
     pub(crate) events: ClientEvents,
@@ -165,8 +172,24 @@ pub(crate) struct ServerConnection {
 
 impl ServerConnection {
     pub(crate) fn new(config: McpServerConfig, workspace: PathBuf) -> Self {
+        Self::serving(config, None, workspace)
+    }
+
+    /// A built-in provider, reached through the same client as a configured server.
+    pub(crate) fn in_process(provider: Arc<dyn McpProvider>, workspace: PathBuf) -> Self {
+        let mut config = McpServerConfig::new(provider.name(), McpTransport::InProcess);
+        config.origin = "built-in provider".to_owned();
+        Self::serving(config, Some(provider), workspace)
+    }
+
+    fn serving(
+        config: McpServerConfig,
+        provider: Option<Arc<dyn McpProvider>>,
+        workspace: PathBuf,
+    ) -> Self {
         Self {
             config,
+            provider,
             workspace,
             state: tokio::sync::Mutex::new(State {
                 session: None,
@@ -314,6 +337,36 @@ impl ServerConnection {
                     .serve(transport)
                     .await
                     .map_err(|error| format!("cannot connect to {url}: {error}"))?;
+                Ok(Session {
+                    service,
+                    group: None,
+                })
+            }
+            McpTransport::InProcess => {
+                let Some(provider) = &self.provider else {
+                    return Err(format!(
+                        "no built-in MCP provider is named '{}'",
+                        self.name()
+                    ));
+                };
+                let registry = provider_registry(provider.as_ref())?;
+                let (client_end, server_end) = tokio::io::duplex(IN_PROCESS_PIPE_BYTES);
+                let server = McpServer::new(Arc::new(registry));
+                let name = self.name().to_owned();
+                tokio::spawn(async move {
+                    match server.session().serve(server_end).await {
+                        Ok(running) => {
+                            let _ = running.waiting().await;
+                        }
+                        Err(error) => {
+                            tracing::warn!(provider = %name, "the built-in provider stopped: {error}");
+                        }
+                    }
+                });
+                let service = events
+                    .serve(client_end)
+                    .await
+                    .map_err(|error| format!("the MCP handshake failed: {error}"))?;
                 Ok(Session {
                     service,
                     group: None,

@@ -1,0 +1,160 @@
+//! The local HTTP bridge: the eligible built-in providers, served to external CLIs (a child
+//! agent such as Claude Code or Codex) over one Streamable HTTP endpoint on 127.0.0.1, with a
+//! random port and a random bearer token. The child learns both from
+//! [`BRIDGE_URL_VARIABLE`] and [`BRIDGE_TOKEN_VARIABLE`] ([`ProviderBridge::environment`]).
+
+use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use toolhost_core::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolSpec};
+
+use super::McpProvider;
+use crate::{HttpOptions, HttpServer, McpServer, ServeError};
+
+/// The environment variable that hands the bridge's URL to a child agent or CLI.
+pub const BRIDGE_URL_VARIABLE: &str = "TOOLHOST_MCP_URL";
+
+/// The environment variable that hands the bridge's bearer token to a child agent or CLI.
+pub const BRIDGE_TOKEN_VARIABLE: &str = "TOOLHOST_MCP_TOKEN";
+
+/// How many random bytes make a token (hex-encoded: twice as many characters).
+const TOKEN_BYTES: usize = 32;
+
+/// Why the bridge did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// The operating system gave no random bytes for the token.
+    #[error("cannot make a random token for the MCP bridge: {0}")]
+    Random(String),
+    /// A provider's tool could not be served.
+    #[error("{0}")]
+    Tool(String),
+    /// The HTTP server could not bind.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
+
+/// A running bridge; stops when [`Self::shutdown`] is called or it is dropped.
+pub struct ProviderBridge {
+    url: String,
+    token: String,
+    tools: Vec<String>,
+    stop: CancellationToken,
+    task: JoinHandle<Result<(), ServeError>>,
+}
+
+impl fmt::Debug for ProviderBridge {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The token stays out of logs.
+        formatter
+            .debug_struct("ProviderBridge")
+            .field("url", &self.url)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProviderBridge {
+    /// Serves `providers` (the eligible ones: see
+    /// [`McpProviders::eligible`](super::McpProviders::eligible)) on 127.0.0.1 with a random
+    /// port and token. Each tool is served as `<provider>__<tool>`. The bridge has no
+    /// permission policy of its own: the token is the guard, and the external CLI asks its
+    /// user before MCP calls as it does for any server.
+    pub async fn start(providers: &[Arc<dyn McpProvider>]) -> Result<Self, BridgeError> {
+        let registry = ToolRegistry::builder().build();
+        for provider in providers {
+            for tool in provider.tools() {
+                let spec = tool.spec();
+                let name = format!("{}__{}", provider.name(), spec.name);
+                let renamed = Renamed {
+                    spec: ToolSpec { name, ..spec },
+                    tool,
+                };
+                registry
+                    .register(renamed)
+                    .map_err(|error| BridgeError::Tool(error.to_string()))?;
+            }
+        }
+        let tools = registry.names();
+        let token = random_token()?;
+        let options = HttpOptions {
+            bearer_token: Some(token.clone()),
+            ..HttpOptions::new(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
+        };
+        let http = HttpServer::bind(McpServer::new(Arc::new(registry)), options).await?;
+        let url = http.url();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(http.run(stop.clone()));
+        tracing::info!(%url, ?tools, "MCP bridge for the built-in providers");
+        Ok(Self {
+            url,
+            token,
+            tools,
+            stop,
+            task,
+        })
+    }
+
+    /// The endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The bearer token every request must carry.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The names of the tools served.
+    pub fn tools(&self) -> &[String] {
+        &self.tools
+    }
+
+    /// The variables to give a child agent or CLI: [`BRIDGE_URL_VARIABLE`] and
+    /// [`BRIDGE_TOKEN_VARIABLE`].
+    pub fn environment(&self) -> [(&'static str, String); 2] {
+        [
+            (BRIDGE_URL_VARIABLE, self.url.clone()),
+            (BRIDGE_TOKEN_VARIABLE, self.token.clone()),
+        ]
+    }
+
+    /// Stops serving and waits for the server to end.
+    pub async fn shutdown(mut self) {
+        self.stop.cancel();
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for ProviderBridge {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// A provider's tool under the bridge's name for it.
+struct Renamed {
+    spec: ToolSpec,
+    tool: Arc<dyn Tool>,
+}
+
+#[async_trait::async_trait]
+impl Tool for Renamed {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        self.tool.execute(args, ctx).await
+    }
+}
+
+fn random_token() -> Result<String, BridgeError> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(|error| BridgeError::Random(error.to_string()))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
