@@ -1,5 +1,7 @@
 //! MCP for toolhost: the server that exposes any [`ToolRegistry`](toolhost_core::ToolRegistry)
-//! to MCP clients over stdio or Streamable HTTP (R40).
+//! to MCP clients over stdio or Streamable HTTP (R40); the [`client`] that makes other
+//! servers' tools `mcp__<server>__<tool>` (R29, R30); and the built-in in-process
+//! [`provider`]s with their local HTTP bridge (R30).
 //!
 //! The server is written by hand on rmcp's `ServerHandler`, since the registry is dynamic:
 //!
