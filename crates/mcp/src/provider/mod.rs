@@ -5,7 +5,7 @@
 //! process (an rmcp session over an in-memory pipe) and connects its MCP client to it exactly
 //! as to a configured server, so that its tools become `mcp__<provider>__<tool>` through the
 //! one adapter: the same naming, schema sanitising, result conversion, confirmation (R29) and
-//! truncation. [`ProviderBridge`](crate::provider::ProviderBridge) serves the eligible
+//! truncation. [`ProviderBridge`] serves the eligible
 //! providers to external CLIs over one local Streamable HTTP endpoint.
 
 mod bridge;
