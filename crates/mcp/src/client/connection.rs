@@ -5,35 +5,32 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, Implementation, ProgressNotificationParam,
-    RequestId, ServerResult,
+    ClientRequest, RequestId, ServerResult,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::Notify;
 use tokio::time::Instant;
-use toolhost_core::{ContentBlock, ToolContext, ToolError, ToolOutput, ToolUpdate};
+use toolhost_core::{ToolContext, ToolError, ToolOutput};
 use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
 use super::config::{McpServerConfig, McpTransport};
 use super::convert;
+use super::events::{ClientEvents, ProgressRoute, StderrTail, token_key};
 use crate::McpServer;
 use crate::provider::{McpProvider, provider_registry};
 
 /// The in-memory pipe between toolhost's client and a built-in provider, in bytes.
 const IN_PROCESS_PIPE_BYTES: usize = 64 * 1024;
-
-/// How many lines of a stdio server's stderr are kept for failure messages.
-pub const STDERR_TAIL_LINES: usize = 20;
 
 /// How long a failed start waits for the server's last words on stderr.
 const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);
@@ -42,91 +39,6 @@ const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);
 pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(60);
 
 type Service = RunningService<RoleClient, ClientEvents>;
-
-/// What the server sends on its own: progress of running calls, and `tools/list_changed`.
-#[derive(Clone)]
-pub(crate) struct ClientEvents {
-    progress: Arc<Mutex<HashMap<String, ToolContext>>>,
-    pub(crate) tools_changed: Arc<Notify>,
-}
-
-impl ClientHandler for ClientEvents {
-    fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + Send + '_ {
-        let key = token_key(&params.progress_token);
-        let progress = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(ctx) = progress.get(&key) {
-            ctx.on_update(ToolUpdate {
-                content: params.message.map(ContentBlock::text).into_iter().collect(),
-                details: None,
-                progress: Some(params.progress),
-                total: params.total,
-            });
-        }
-        std::future::ready(())
-    }
-
-    fn on_tool_list_changed(
-        &self,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + Send + '_ {
-        self.tools_changed.notify_one();
-        std::future::ready(())
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolhost", env!("CARGO_PKG_VERSION")),
-        )
-    }
-}
-
-fn token_key(token: &impl serde::Serialize) -> String {
-    serde_json::to_string(token).unwrap_or_default()
-}
-
-/// Removes a call's progress routing when the call ends, however it ends.
-struct ProgressRoute<'a> {
-    progress: &'a Mutex<HashMap<String, ToolContext>>,
-    key: String,
-}
-
-impl Drop for ProgressRoute<'_> {
-    fn drop(&mut self) {
-        self.progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.key);
-    }
-}
-
-/// The last lines a stdio server wrote on stderr.
-#[derive(Default)]
-pub(crate) struct StderrTail(Mutex<std::collections::VecDeque<String>>);
-
-impl StderrTail {
-    fn push(&self, line: String) {
-        let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if lines.len() == STDERR_TAIL_LINES {
-            lines.pop_front();
-        }
-        lines.push_back(line);
-    }
-
-    /// `"; its stderr ended with:\n..."`, or nothing when it wrote nothing.
-    pub(crate) fn describe(&self) -> String {
-        let lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if lines.is_empty() {
-            return String::new();
-        }
-        let text: Vec<&str> = lines.iter().map(String::as_str).collect();
-        format!("; its stderr ended with:\n{}", text.join("\n"))
-    }
-}
 
 /// A live session, and the process group of a stdio server.
 struct Session {

@@ -12,6 +12,7 @@ mod clients;
 pub mod config;
 mod connection;
 pub mod convert;
+mod events;
 pub mod naming;
 mod tool;
 
@@ -19,6 +20,7 @@ pub use clients::{McpClients, McpServerFailure, McpStartReport};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
 };
-pub use connection::{MAX_RESTART_BACKOFF, STDERR_TAIL_LINES};
+pub use connection::MAX_RESTART_BACKOFF;
+pub use events::STDERR_TAIL_LINES;
 pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
 pub use tool::McpTool;
