@@ -18,7 +18,7 @@ use futures::FutureExt as _;
 use serde_json::Value;
 
 use crate::content::{ContentBlock, ToolCallResult, ToolOutput};
-use crate::context::{CallOptions, ToolContext};
+use crate::context::{CallOptions, SessionInfo, ToolContext};
 use crate::registry::RegisteredTool;
 use crate::subject::PermissionSubject;
 use authorize::{Amendment, Authorization, Authorizer, CallRequest};
@@ -79,85 +79,30 @@ impl Pipeline {
     ) -> ToolOutput {
         let cancel = options.cancel.clone();
         let session = Arc::clone(&options.session);
-        // Working out the subject may mean parsing a shell command: only when it is looked at.
-        let subject_of = |args: &Value| {
-            if self.authorizer.wants_subject() {
-                entry.tool.permission_subject(args)
-            } else {
-                PermissionSubject::None
-            }
-        };
-        let mut subject = subject_of(&args);
-        let request = CallRequest {
-            call_id,
-            spec: &entry.spec,
-            args: &args,
-            session: &session,
-            subject: &subject,
-            tool: entry.tool.as_ref(),
-        };
-        let decision = tokio::select! {
+        let authorized = tokio::select! {
             biased;
             () = cancel.cancelled() => return cancelled_output(&entry.spec.name),
-            decision = self.authorizer.authorize(request) => decision,
+            authorized = self.authorize(entry, call_id, args, &session) => authorized,
         };
-        let (args, context) = match decision {
-            Authorization::Allow => (args, None),
-            Authorization::Deny { reason } => return ToolOutput::error(reason),
-            Authorization::AllowAmended(Amendment {
-                args: None,
-                context,
-            }) => (args, context),
-            Authorization::AllowAmended(Amendment {
-                args: Some(mut rewritten),
-                context,
-            }) => {
-                coerce::coerce_arguments(&entry.spec.parameters, &mut rewritten);
-                if let Err(message) =
-                    entry
-                        .validator
-                        .check(&entry.spec.name, &entry.spec.parameters, &rewritten)
-                {
-                    return ToolOutput::error(format!(
-                        "The arguments were rewritten before the call (by a PreToolUse hook) \
-                         and are no longer valid, so '{}' did not run: {message}",
-                        entry.spec.name
-                    ));
-                }
-                subject = subject_of(&rewritten);
-                (rewritten, context)
-            }
+        let Authorized {
+            args,
+            subject,
+            context,
+        } = match authorized {
+            Ok(authorized) => authorized,
+            Err(refusal) => return refusal,
         };
 
         // Handlers see the arguments after the call; clone them only when someone will look.
         let kept_args = (!self.result_handlers.is_empty()).then(|| args.clone());
         let ctx = ToolContext::new(call_id, options);
-        let execution = AssertUnwindSafe(entry.tool.execute(args, ctx)).catch_unwind();
         let mut output = tokio::select! {
             biased;
             () = cancel.cancelled() => cancelled_output(&entry.spec.name),
-            outcome = execution => match outcome {
-                Ok(Ok(output)) => output,
-                Ok(Err(error)) => ToolOutput {
-                    details: error.details,
-                    ..ToolOutput::error(error.message)
-                },
-                Err(panic) => ToolOutput::error(format!(
-                    "Tool '{}' crashed: {}",
-                    entry.spec.name,
-                    panic_message(panic.as_ref())
-                )),
-            },
+            output = run_tool(entry, args, ctx) => output,
         };
         if let Some(args) = kept_args {
-            let request = CallRequest {
-                call_id,
-                spec: &entry.spec,
-                args: &args,
-                session: &session,
-                subject: &subject,
-                tool: entry.tool.as_ref(),
-            };
+            let request = call_request(entry, call_id, &args, &session, &subject);
             for handler in &self.result_handlers {
                 handler.handle(request, &mut output).await;
             }
@@ -166,6 +111,64 @@ impl Pipeline {
             output.content.push(ContentBlock::text(context));
         }
         output
+    }
+
+    /// Asks the authorizer; a rewrite of the arguments (a PreToolUse hook's) is coerced and
+    /// validated again, since the tool must only ever see valid arguments.
+    async fn authorize(
+        &self,
+        entry: &RegisteredTool,
+        call_id: &str,
+        args: Value,
+        session: &SessionInfo,
+    ) -> Result<Authorized, ToolOutput> {
+        // Working out the subject may mean parsing a shell command: only when it is looked at.
+        let subject_of = |args: &Value| {
+            if self.authorizer.wants_subject() {
+                entry.tool.permission_subject(args)
+            } else {
+                PermissionSubject::None
+            }
+        };
+        let subject = subject_of(&args);
+        let request = call_request(entry, call_id, &args, session, &subject);
+        match self.authorizer.authorize(request).await {
+            Authorization::Allow => Ok(Authorized {
+                args,
+                subject,
+                context: None,
+            }),
+            Authorization::Deny { reason } => Err(ToolOutput::error(reason)),
+            Authorization::AllowAmended(Amendment {
+                args: None,
+                context,
+            }) => Ok(Authorized {
+                args,
+                subject,
+                context,
+            }),
+            Authorization::AllowAmended(Amendment {
+                args: Some(mut rewritten),
+                context,
+            }) => {
+                coerce::coerce_arguments(&entry.spec.parameters, &mut rewritten);
+                entry
+                    .validator
+                    .check(&entry.spec.name, &entry.spec.parameters, &rewritten)
+                    .map_err(|message| {
+                        ToolOutput::error(format!(
+                            "The arguments were rewritten before the call (by a PreToolUse hook) \
+                             and are no longer valid, so '{}' did not run: {message}",
+                            entry.spec.name
+                        ))
+                    })?;
+                Ok(Authorized {
+                    subject: subject_of(&rewritten),
+                    args: rewritten,
+                    context,
+                })
+            }
+        }
     }
 
     fn finish(
@@ -194,6 +197,50 @@ impl Pipeline {
             truncated,
             duration: started.elapsed(),
         }
+    }
+}
+
+/// A call the authorizer let through: the arguments to run with (possibly rewritten), what
+/// rules matched them, and context to append to the result.
+struct Authorized {
+    args: Value,
+    subject: PermissionSubject,
+    context: Option<String>,
+}
+
+fn call_request<'a>(
+    entry: &'a RegisteredTool,
+    call_id: &'a str,
+    args: &'a Value,
+    session: &'a SessionInfo,
+    subject: &'a PermissionSubject,
+) -> CallRequest<'a> {
+    CallRequest {
+        call_id,
+        spec: &entry.spec,
+        args,
+        session,
+        subject,
+        tool: entry.tool.as_ref(),
+    }
+}
+
+/// Runs the tool; an error or a panic becomes an error output (R3).
+async fn run_tool(entry: &RegisteredTool, args: Value, ctx: ToolContext) -> ToolOutput {
+    match AssertUnwindSafe(entry.tool.execute(args, ctx))
+        .catch_unwind()
+        .await
+    {
+        Ok(Ok(output)) => output,
+        Ok(Err(error)) => ToolOutput {
+            details: error.details,
+            ..ToolOutput::error(error.message)
+        },
+        Err(panic) => ToolOutput::error(format!(
+            "Tool '{}' crashed: {}",
+            entry.spec.name,
+            panic_message(panic.as_ref())
+        )),
     }
 }
 
