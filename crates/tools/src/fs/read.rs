@@ -34,6 +34,9 @@ pub const MAX_UNRANGED_READ_FILE_BYTES: u64 = 10 * 1024 * 1024;
 pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// How much of the start of a file is examined for a NUL byte (binary) and image magic.
 const SNIFF_BYTES: usize = 8192;
+/// The largest file Read reads on the runtime's thread instead of the blocking pool: a few
+/// `pread`s from the page cache, well under the cost of the hand-off.
+const MAX_INLINE_READ_FILE_BYTES: u64 = 64 * 1024;
 /// Read buffer for the line window.
 const WINDOW_BUFFER_BYTES: usize = 256 * 1024;
 
@@ -121,10 +124,23 @@ impl TypedTool for Read {
         .with_max_result_chars(self.limits.max_output_bytes + FOOTER_ALLOWANCE)
     }
 
+    /// A small regular file is read right here, on the runtime's thread: one `pread` from the
+    /// page cache costs less than handing the call to a blocking-pool thread and waking the
+    /// runtime again (a thread wake-up and a few futex calls each way). Anything else — a
+    /// large file, a folder, what resolution did not see as a regular file — goes to the pool,
+    /// so a slow read never stalls the other calls. Resolution itself (a `statx` per component
+    /// below the workspace root) stays here either way.
     async fn run(&self, params: ReadParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let path = self.workspace.resolve(&params.path, Access::Read)?;
+        if path
+            .seen_regular_file_len()
+            .is_some_and(|len| len <= MAX_INLINE_READ_FILE_BYTES)
+        {
+            return read(&self.workspace, &self.limits, &params, &path);
+        }
         let workspace = self.workspace.clone();
         let limits = self.limits.clone();
-        blocking(move || read(&workspace, &limits, &params)).await
+        blocking(move || read(&workspace, &limits, &params, &path)).await
     }
 }
 
@@ -132,19 +148,19 @@ fn read(
     workspace: &Workspace,
     limits: &ReadLimits,
     params: &ReadParams,
+    path: &ResolvedPath,
 ) -> Result<ToolOutput, ToolError> {
-    let path = workspace.resolve(&params.path, Access::Read)?;
     if !path.existed() {
         return Err(ToolError::new(not_found(
             workspace,
-            &path,
+            path,
             "Use ListDir or Glob to find the file.",
         )));
     }
     let file = path.open_file()?;
     let metadata = file
         .metadata()
-        .map_err(|error| io_error("read", &path, &error))?;
+        .map_err(|error| io_error("read", path, &error))?;
     if metadata.is_dir() {
         return Err(ToolError::new(format!(
             "{} is a folder, not a file. Use ListDir with path \"{}\" to see what it holds.",
@@ -155,9 +171,9 @@ fn read(
     let size = metadata.len();
     let mut head = vec![0u8; SNIFF_BYTES.min(usize::try_from(size).unwrap_or(SNIFF_BYTES))];
     file.read_exact_at(&mut head, 0)
-        .map_err(|error| io_error("read", &path, &error))?;
+        .map_err(|error| io_error("read", path, &error))?;
     if let Some(mime_type) = image_type(&head) {
-        return read_image(file, &path, size, mime_type, limits);
+        return read_image(file, path, size, mime_type, limits);
     }
     if memchr::memchr(0, &head).is_some() {
         return Err(ToolError::new(format!(
@@ -185,7 +201,7 @@ fn read(
             limits.default_line_limit
         )));
     }
-    read_lines(file, &path, size, limits, params)
+    read_lines(file, path, size, limits, params)
 }
 
 fn read_lines(
