@@ -9,6 +9,7 @@ pub mod approval;
 pub mod convert;
 pub mod http;
 pub mod progress;
+mod socket_stdio;
 mod typed_calls;
 
 use std::sync::Arc;
@@ -98,16 +99,23 @@ impl McpServer {
     /// on the runtime's reactor, through descriptors of their own opened non-blocking
     /// (`rmcp::transport::stdio_pipes`). Tokio's `Stdin`/`Stdout` would hand every read and
     /// every write to a blocking-pool thread: ~8 futex calls and two thread wake-ups per
-    /// message. Anything else (a terminal, a file, a socket) falls back to those handles. Either
-    /// way, `tools/call` requests are parsed by [`TypedCallTransport`]
+    /// message. When both are sockets (how Node-based clients start a server) they are read and
+    /// written on the reactor too (`socket_stdio`). Anything else (a terminal, a file) falls back
+    /// to those handles. Either way, `tools/call` requests are parsed by [`TypedCallTransport`]
     /// rather than by rmcp's generic message parser.
     pub async fn serve_stdio(&self) -> Result<(), ServeError> {
-        let (read, write) = rmcp::transport::stdio_pipes();
-        let running = self
-            .session()
-            .serve(TypedCallTransport::new(read, write))
-            .await
-            .map_err(|error| ServeError::Handshake(error.to_string()))?;
+        let running = match socket_stdio::socket_stdio() {
+            Some((read, write)) => {
+                let transport = TypedCallTransport::new(read, write);
+                self.session().serve(transport).await
+            }
+            None => {
+                let (read, write) = rmcp::transport::stdio_pipes();
+                let transport = TypedCallTransport::new(read, write);
+                self.session().serve(transport).await
+            }
+        }
+        .map_err(|error| ServeError::Handshake(error.to_string()))?;
         running
             .waiting()
             .await
