@@ -1,7 +1,7 @@
 //! `Read`: a file's lines, numbered, or an image (R19, R21).
 
 use std::fs::File;
-use std::io::{BufRead as _, BufReader, Read as _, Seek as _, SeekFrom};
+use std::io::{BufRead, BufReader, Read as _, Seek as _, SeekFrom};
 use std::os::unix::fs::FileExt as _;
 use std::sync::Arc;
 
@@ -15,7 +15,9 @@ use toolhost_core::{
 };
 
 use super::blocking;
-use super::line_seek::{LineStart, count_lines, find_line_start};
+use super::line_seek::{
+    LineStart, count_lines, count_lines_in, find_line_start, find_line_start_in,
+};
 use super::text::{human_size, not_found, push_numbered};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 
@@ -201,11 +203,15 @@ fn read(
             limits.default_line_limit
         )));
     }
-    read_lines(file, path, size, limits, params)
+    // A file no larger than the sniffed head is already in memory: no second read.
+    let whole = (head.len() as u64 == size).then_some(head.as_slice());
+    read_lines(file, whole, path, size, limits, params)
 }
 
+/// Numbers the lines asked for; `whole` is the file's content when it is already in memory.
 fn read_lines(
     mut file: File,
+    whole: Option<&[u8]>,
     path: &ResolvedPath,
     size: u64,
     limits: &ReadLimits,
@@ -214,14 +220,17 @@ fn read_lines(
     let first_line = params.offset.unwrap_or(1).max(1);
     let limit = params.limit.unwrap_or(limits.default_line_limit).max(1);
     // Small files are counted whole, so the footer can say "of N".
-    let total_lines = if size <= limits.max_unranged_file_bytes {
-        Some(count_lines(&file, size).map_err(|error| io_error("read", path, &error))?)
-    } else {
-        None
+    let total_lines = match whole {
+        _ if size > limits.max_unranged_file_bytes => None,
+        Some(text) => Some(count_lines_in(text)),
+        None => Some(count_lines(&file, size).map_err(|error| io_error("read", path, &error))?),
     };
-    let start = match find_line_start(&file, size, first_line)
-        .map_err(|error| io_error("read", path, &error))?
-    {
+    let line_start = match whole {
+        Some(text) => find_line_start_in(text, first_line),
+        None => find_line_start(&file, size, first_line)
+            .map_err(|error| io_error("read", path, &error))?,
+    };
+    let start = match line_start {
         LineStart::At(start) => start,
         LineStart::PastEnd(lines) => {
             return Err(ToolError::new(format!(
@@ -232,11 +241,19 @@ fn read_lines(
             )));
         }
     };
-    file.seek(SeekFrom::Start(start))
-        .map_err(|error| io_error("read", path, &error))?;
-    // No larger than what is left of the file: a small file needs no 256 KiB buffer.
-    let left = usize::try_from(size.saturating_sub(start)).unwrap_or(WINDOW_BUFFER_BYTES);
-    let mut reader = BufReader::with_capacity(WINDOW_BUFFER_BYTES.min(left).max(1), file);
+    let mut reader: Box<dyn BufRead> = match whole {
+        Some(text) => Box::new(&text[usize::try_from(start).unwrap_or(text.len())..]),
+        None => {
+            file.seek(SeekFrom::Start(start))
+                .map_err(|error| io_error("read", path, &error))?;
+            // No larger than what is left of the file: a small file needs no 256 KiB buffer.
+            let left = usize::try_from(size.saturating_sub(start)).unwrap_or(WINDOW_BUFFER_BYTES);
+            Box::new(BufReader::with_capacity(
+                WINDOW_BUFFER_BYTES.min(left).max(1),
+                file,
+            ))
+        }
+    };
     let max_line_bytes = limits.max_line_chars.saturating_mul(4);
     let mut output = String::new();
     let mut line = Vec::new();
@@ -245,7 +262,7 @@ fn read_lines(
     let mut cut_lines = 0u64;
     let mut more = false;
     while number < first_line.saturating_add(limit) {
-        let Some(line_bytes) = read_capped_line(&mut reader, &mut line, max_line_bytes)
+        let Some(line_bytes) = read_capped_line(reader.as_mut(), &mut line, max_line_bytes)
             .map_err(|error| io_error("read", path, &error))?
         else {
             break;
@@ -324,7 +341,7 @@ fn read_lines(
 /// huge line never fills memory. Returns the line's full length (without its `\n`), or `None`
 /// at the end of the file.
 fn read_capped_line(
-    reader: &mut BufReader<File>,
+    reader: &mut dyn BufRead,
     line: &mut Vec<u8>,
     cap: usize,
 ) -> std::io::Result<Option<u64>> {
