@@ -186,3 +186,74 @@ fn typed_call(line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
         request,
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use rmcp::model::ClientNotification;
+    use tokio::io::AsyncWriteExt as _;
+
+    use super::*;
+
+    /// What arrived, in order: the method of each request (and whether it carried `_meta`),
+    /// or the notification's method.
+    fn describe(message: &RxJsonRpcMessage<RoleServer>) -> String {
+        match message {
+            JsonRpcMessage::Request(request) => match &request.request {
+                ClientRequest::CallToolRequest(call) => format!(
+                    "call {} {} meta={}",
+                    request.id,
+                    call.params.name,
+                    call.extensions
+                        .get::<rmcp::model::RequestMetaObject>()
+                        .is_some()
+                ),
+                other => format!("request {} {}", request.id, other.method()),
+            },
+            JsonRpcMessage::Notification(notification) => match &notification.notification {
+                ClientNotification::CancelledNotification(_) => "cancelled".to_owned(),
+                _ => "notification".to_owned(),
+            },
+            _ => "other".to_owned(),
+        }
+    }
+
+    #[tokio::test]
+    async fn calls_parsed_here_and_lines_left_to_rmcp_arrive_in_order() {
+        let (mut client, server_read) = tokio::io::duplex(1 << 16);
+        let (server_write, _client_read) = tokio::io::duplex(1 << 16);
+        let mut transport = TypedCallTransport::new(server_read, server_write);
+        let lines = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Read","arguments":{"path":"a"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Read","arguments":{"path":"b"}}}"#,
+            "\r\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Grep","_meta":{"progressToken":7}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Read"}}"#,
+            "\n",
+        );
+        client.write_all(lines.as_bytes()).await.unwrap();
+        drop(client);
+        let mut arrived = Vec::new();
+        while let Some(message) = transport.receive().await {
+            arrived.push(describe(&message));
+        }
+        pretty_assertions::assert_eq!(
+            arrived,
+            [
+                "request 1 ping",
+                "call 2 Read meta=false",
+                "call 3 Read meta=false",
+                "cancelled",
+                "call 4 Grep meta=true",
+                "call 5 Read meta=false",
+            ]
+        );
+    }
+}
