@@ -4,12 +4,13 @@
 # for none, divided by N. Leaves the two profiles in $OUT (default a temp folder) for
 # `callgrind_annotate --inclusive=yes $OUT/callgrind.N`.
 #
-# Usage: benches/mcp_callgrind.sh [N] (default 2000), with a release build in $CARGO_TARGET_DIR.
+# Usage: benches/mcp_callgrind.sh [N] (default 2000), with a build of $PROFILE (default release,
+# or `profiling`: release without LTO, quick to rebuild) in $CARGO_TARGET_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolhost/target}"
 calls="${1:-2000}"
-toolhost="$CARGO_TARGET_DIR/release/toolhost"
+toolhost="$CARGO_TARGET_DIR/${PROFILE:-release}/toolhost"
 out="${OUT:-$(mktemp -d)}"
 mkdir -p "$out"
 workspace="$(mktemp -d)"

@@ -331,3 +331,29 @@ fn missing_parents_are_created_below_the_verified_folder() {
     assert!(f.root.join("a/b/c").is_dir());
     assert!(Path::new(&f.root).join("a/b/c").starts_with(&f.root));
 }
+
+/// Resolution starts at the canonical root without looking at its ancestors again; an ancestor
+/// swapped for a symlink after the workspace was built is caught when the file is opened.
+#[test]
+fn ancestor_of_the_root_swapped_for_a_symlink_is_not_followed() {
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path().canonicalize().unwrap();
+    std::fs::create_dir_all(base.join("parent/ws")).unwrap();
+    std::fs::write(base.join("parent/ws/notes.txt"), "mine\n").unwrap();
+    std::fs::create_dir_all(base.join("elsewhere/ws")).unwrap();
+    std::fs::write(base.join("elsewhere/ws/notes.txt"), "secret\n").unwrap();
+    let ws = Workspace::builder(base.join("parent/ws"))
+        .home(None)
+        .build()
+        .unwrap();
+    std::fs::rename(base.join("parent"), base.join("moved")).unwrap();
+    symlink(base.join("elsewhere"), base.join("parent")).unwrap();
+    let error = match ws.resolve("notes.txt", Access::Read) {
+        Ok(resolved) => resolved.open_file().unwrap_err(),
+        Err(error) => error,
+    };
+    assert!(
+        matches!(error, WorkspaceError::ChangedDuringUse { .. }),
+        "{error}"
+    );
+}

@@ -9,6 +9,8 @@ pub mod approval;
 pub mod convert;
 pub mod http;
 pub mod progress;
+mod socket_stdio;
+mod typed_calls;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +29,7 @@ use crate::error::ServeError;
 use approval::ClientPrompts;
 use convert::{call_result_from, tool_from_spec};
 use progress::ProgressForwarder;
+use typed_calls::TypedCallTransport;
 
 /// The name the server gives itself in `initialize` and `server/discover`.
 pub const SERVER_NAME: &str = "toolhost";
@@ -96,13 +99,23 @@ impl McpServer {
     /// on the runtime's reactor, through descriptors of their own opened non-blocking
     /// (`rmcp::transport::stdio_pipes`). Tokio's `Stdin`/`Stdout` would hand every read and
     /// every write to a blocking-pool thread: ~8 futex calls and two thread wake-ups per
-    /// message. Anything else (a terminal, a file, a socket) falls back to those handles.
+    /// message. When both are sockets (how Node-based clients start a server) they are read and
+    /// written on the reactor too (`socket_stdio`). Anything else (a terminal, a file) falls back
+    /// to those handles. Either way, `tools/call` requests are parsed by [`TypedCallTransport`]
+    /// rather than by rmcp's generic message parser.
     pub async fn serve_stdio(&self) -> Result<(), ServeError> {
-        let running = self
-            .session()
-            .serve(rmcp::transport::stdio_pipes())
-            .await
-            .map_err(|error| ServeError::Handshake(error.to_string()))?;
+        let running = match socket_stdio::socket_stdio() {
+            Some((read, write)) => {
+                let transport = TypedCallTransport::new(read, write);
+                self.session().serve(transport).await
+            }
+            None => {
+                let (read, write) = rmcp::transport::stdio_pipes();
+                let transport = TypedCallTransport::new(read, write);
+                self.session().serve(transport).await
+            }
+        }
+        .map_err(|error| ServeError::Handshake(error.to_string()))?;
         running
             .waiting()
             .await

@@ -131,20 +131,45 @@ pub(crate) fn find_line_start(file: &File, size: u64, line: u64) -> io::Result<L
 fn find_in_one_chunk(file: &File, size: u64, newlines_to_skip: u64) -> io::Result<LineStart> {
     let mut buffer = vec![0u8; usize::try_from(size).unwrap_or(SCAN_CHUNK_BYTES)];
     let filled = read_full_at(file, &mut buffer, 0)?;
-    let text = &buffer[..filled];
+    Ok(find_in_text(&buffer[..filled], newlines_to_skip))
+}
+
+/// [`find_line_start`] for a whole file already in memory.
+pub(crate) fn find_line_start_in(text: &[u8], line: u64) -> LineStart {
+    let newlines_to_skip = line.saturating_sub(1);
+    if newlines_to_skip == 0 {
+        return if text.is_empty() {
+            LineStart::PastEnd(0)
+        } else {
+            LineStart::At(0)
+        };
+    }
+    find_in_text(text, newlines_to_skip)
+}
+
+/// [`count_lines`] for a whole file already in memory.
+pub(crate) fn count_lines_in(text: &[u8]) -> u64 {
+    match find_line_start_in(text, u64::MAX) {
+        LineStart::PastEnd(lines) => lines,
+        LineStart::At(_) => u64::MAX,
+    }
+}
+
+/// Where the line after `newlines_to_skip` newlines starts in the whole file `text`.
+fn find_in_text(text: &[u8], newlines_to_skip: u64) -> LineStart {
     let wanted = usize::try_from(newlines_to_skip).unwrap_or(usize::MAX);
     if let Some(position) = memchr::memchr_iter(b'\n', text).nth(wanted - 1) {
         let start = position as u64 + 1;
-        return Ok(if start >= filled as u64 {
+        return if start >= text.len() as u64 {
             LineStart::PastEnd(newlines_to_skip)
         } else {
             LineStart::At(start)
-        });
+        };
     }
     // Fewer newlines than wanted: the last line may lack its newline.
     let newlines = bytecount::count(text, b'\n') as u64;
     let unterminated = text.last().is_some_and(|&last| last != b'\n');
-    Ok(LineStart::PastEnd(newlines + u64::from(unterminated)))
+    LineStart::PastEnd(newlines + u64::from(unterminated))
 }
 
 fn chunk_offset(chunk: usize) -> u64 {

@@ -1,7 +1,7 @@
 //! `Read`: a file's lines, numbered, or an image (R19, R21).
 
 use std::fs::File;
-use std::io::{BufRead as _, BufReader, Read as _, Seek as _, SeekFrom};
+use std::io::{BufRead, BufReader, Read as _, Seek as _, SeekFrom};
 use std::os::unix::fs::FileExt as _;
 use std::sync::Arc;
 
@@ -15,7 +15,9 @@ use toolhost_core::{
 };
 
 use super::blocking;
-use super::line_seek::{LineStart, count_lines, find_line_start};
+use super::line_seek::{
+    LineStart, count_lines, count_lines_in, find_line_start, find_line_start_in,
+};
 use super::text::{human_size, not_found, push_numbered};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 
@@ -34,6 +36,9 @@ pub const MAX_UNRANGED_READ_FILE_BYTES: u64 = 10 * 1024 * 1024;
 pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// How much of the start of a file is examined for a NUL byte (binary) and image magic.
 const SNIFF_BYTES: usize = 8192;
+/// The largest file Read reads on the runtime's thread instead of the blocking pool: a few
+/// `pread`s from the page cache, well under the cost of the hand-off.
+const MAX_INLINE_READ_FILE_BYTES: u64 = 64 * 1024;
 /// Read buffer for the line window.
 const WINDOW_BUFFER_BYTES: usize = 256 * 1024;
 
@@ -121,10 +126,23 @@ impl TypedTool for Read {
         .with_max_result_chars(self.limits.max_output_bytes + FOOTER_ALLOWANCE)
     }
 
+    /// A small regular file is read right here, on the runtime's thread: one `pread` from the
+    /// page cache costs less than handing the call to a blocking-pool thread and waking the
+    /// runtime again (a thread wake-up and a few futex calls each way). Anything else — a
+    /// large file, a folder, what resolution did not see as a regular file — goes to the pool,
+    /// so a slow read never stalls the other calls. Resolution itself (a `statx` per component
+    /// below the workspace root) stays here either way.
     async fn run(&self, params: ReadParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let path = self.workspace.resolve(&params.path, Access::Read)?;
+        if path
+            .seen_regular_file_len()
+            .is_some_and(|len| len <= MAX_INLINE_READ_FILE_BYTES)
+        {
+            return read(&self.workspace, &self.limits, &params, &path);
+        }
         let workspace = self.workspace.clone();
         let limits = self.limits.clone();
-        blocking(move || read(&workspace, &limits, &params)).await
+        blocking(move || read(&workspace, &limits, &params, &path)).await
     }
 }
 
@@ -132,19 +150,19 @@ fn read(
     workspace: &Workspace,
     limits: &ReadLimits,
     params: &ReadParams,
+    path: &ResolvedPath,
 ) -> Result<ToolOutput, ToolError> {
-    let path = workspace.resolve(&params.path, Access::Read)?;
     if !path.existed() {
         return Err(ToolError::new(not_found(
             workspace,
-            &path,
+            path,
             "Use ListDir or Glob to find the file.",
         )));
     }
     let file = path.open_file()?;
     let metadata = file
         .metadata()
-        .map_err(|error| io_error("read", &path, &error))?;
+        .map_err(|error| io_error("read", path, &error))?;
     if metadata.is_dir() {
         return Err(ToolError::new(format!(
             "{} is a folder, not a file. Use ListDir with path \"{}\" to see what it holds.",
@@ -155,9 +173,9 @@ fn read(
     let size = metadata.len();
     let mut head = vec![0u8; SNIFF_BYTES.min(usize::try_from(size).unwrap_or(SNIFF_BYTES))];
     file.read_exact_at(&mut head, 0)
-        .map_err(|error| io_error("read", &path, &error))?;
+        .map_err(|error| io_error("read", path, &error))?;
     if let Some(mime_type) = image_type(&head) {
-        return read_image(file, &path, size, mime_type, limits);
+        return read_image(file, path, size, mime_type, limits);
     }
     if memchr::memchr(0, &head).is_some() {
         return Err(ToolError::new(format!(
@@ -185,11 +203,15 @@ fn read(
             limits.default_line_limit
         )));
     }
-    read_lines(file, &path, size, limits, params)
+    // A file no larger than the sniffed head is already in memory: no second read.
+    let whole = (head.len() as u64 == size).then_some(head.as_slice());
+    read_lines(file, whole, path, size, limits, params)
 }
 
+/// Numbers the lines asked for; `whole` is the file's content when it is already in memory.
 fn read_lines(
     mut file: File,
+    whole: Option<&[u8]>,
     path: &ResolvedPath,
     size: u64,
     limits: &ReadLimits,
@@ -198,14 +220,17 @@ fn read_lines(
     let first_line = params.offset.unwrap_or(1).max(1);
     let limit = params.limit.unwrap_or(limits.default_line_limit).max(1);
     // Small files are counted whole, so the footer can say "of N".
-    let total_lines = if size <= limits.max_unranged_file_bytes {
-        Some(count_lines(&file, size).map_err(|error| io_error("read", path, &error))?)
-    } else {
-        None
+    let total_lines = match whole {
+        _ if size > limits.max_unranged_file_bytes => None,
+        Some(text) => Some(count_lines_in(text)),
+        None => Some(count_lines(&file, size).map_err(|error| io_error("read", path, &error))?),
     };
-    let start = match find_line_start(&file, size, first_line)
-        .map_err(|error| io_error("read", path, &error))?
-    {
+    let line_start = match whole {
+        Some(text) => find_line_start_in(text, first_line),
+        None => find_line_start(&file, size, first_line)
+            .map_err(|error| io_error("read", path, &error))?,
+    };
+    let start = match line_start {
         LineStart::At(start) => start,
         LineStart::PastEnd(lines) => {
             return Err(ToolError::new(format!(
@@ -216,11 +241,19 @@ fn read_lines(
             )));
         }
     };
-    file.seek(SeekFrom::Start(start))
-        .map_err(|error| io_error("read", path, &error))?;
-    // No larger than what is left of the file: a small file needs no 256 KiB buffer.
-    let left = usize::try_from(size.saturating_sub(start)).unwrap_or(WINDOW_BUFFER_BYTES);
-    let mut reader = BufReader::with_capacity(WINDOW_BUFFER_BYTES.min(left).max(1), file);
+    let mut reader: Box<dyn BufRead> = match whole {
+        Some(text) => Box::new(&text[usize::try_from(start).unwrap_or(text.len())..]),
+        None => {
+            file.seek(SeekFrom::Start(start))
+                .map_err(|error| io_error("read", path, &error))?;
+            // No larger than what is left of the file: a small file needs no 256 KiB buffer.
+            let left = usize::try_from(size.saturating_sub(start)).unwrap_or(WINDOW_BUFFER_BYTES);
+            Box::new(BufReader::with_capacity(
+                WINDOW_BUFFER_BYTES.min(left).max(1),
+                file,
+            ))
+        }
+    };
     let max_line_bytes = limits.max_line_chars.saturating_mul(4);
     let mut output = String::new();
     let mut line = Vec::new();
@@ -229,7 +262,7 @@ fn read_lines(
     let mut cut_lines = 0u64;
     let mut more = false;
     while number < first_line.saturating_add(limit) {
-        let Some(line_bytes) = read_capped_line(&mut reader, &mut line, max_line_bytes)
+        let Some(line_bytes) = read_capped_line(reader.as_mut(), &mut line, max_line_bytes)
             .map_err(|error| io_error("read", path, &error))?
         else {
             break;
@@ -308,7 +341,7 @@ fn read_lines(
 /// huge line never fills memory. Returns the line's full length (without its `\n`), or `None`
 /// at the end of the file.
 fn read_capped_line(
-    reader: &mut BufReader<File>,
+    reader: &mut dyn BufRead,
     line: &mut Vec<u8>,
     cap: usize,
 ) -> std::io::Result<Option<u64>> {

@@ -181,8 +181,12 @@ impl Workspace {
         }
         let absolute = self.absolute(given)?;
         let mut via = None;
-        let (mut resolved, missing) =
-            resolve_physically(&absolute, &mut via, &mut 0).map_err(|error| match error {
+        let Resolution {
+            existing: mut resolved,
+            missing,
+            regular_file_len,
+        } = resolve_physically(&absolute, &self.roots, &mut via, &mut 0).map_err(|error| {
+            match error {
                 ResolveError::Loop => WorkspaceError::SymlinkLoop {
                     path: given.to_owned(),
                 },
@@ -191,7 +195,8 @@ impl Workspace {
                     path: given.to_owned(),
                     source,
                 },
-            })?;
+            }
+        })?;
         let exists = missing.is_empty();
         resolved.extend(missing);
         let root = self.check(given, &resolved, via.as_deref(), access)?;
@@ -200,6 +205,7 @@ impl Workspace {
             resolved,
             root.map(|root| root.path.clone()),
             exists,
+            regular_file_len,
         ))
     }
 
@@ -275,24 +281,55 @@ enum ResolveError {
     Io(io::Error),
 }
 
+/// What [`resolve_physically`] found.
+struct Resolution {
+    /// The physical path of the part that exists.
+    existing: PathBuf,
+    /// The names below it that do not exist yet.
+    missing: Vec<OsString>,
+    /// The length of the last component when resolution looked at it and saw a regular file.
+    regular_file_len: Option<u64>,
+}
+
 /// Resolves `path` (absolute) the way the kernel would: component by component, following
-/// every symlink of the existing part. Returns the physical existing part and the names below
-/// it that do not exist yet. `via` receives the first symlink followed, for the error message.
+/// every symlink of the existing part. `via` receives the first symlink followed, for the error
+/// message.
+///
+/// A path under one of the canonical `roots` starts from that root rather than from `/`: the
+/// root's own ancestors are not looked at again (one `statx` each, per call). That gives up
+/// nothing. The roots were canonical when the workspace was built; if one of their ancestors
+/// were swapped for a symlink since, walking them again would only catch it *before* the
+/// open, while [`ResolvedPath`]'s methods catch it *at* the open, where it counts: they read
+/// where the open handle really is from `/proc/self/fd`, and a handle reached through a
+/// swapped ancestor is not under the root.
 fn resolve_physically(
     path: &Path,
+    roots: &[Root],
     via: &mut Option<PathBuf>,
     follows: &mut usize,
-) -> Result<(PathBuf, Vec<OsString>), ResolveError> {
-    let mut current = PathBuf::from("/");
+) -> Result<Resolution, ResolveError> {
+    let (mut current, rest) = roots
+        .iter()
+        .filter_map(|root| Some((&root.path, path.strip_prefix(&root.path).ok()?)))
+        .max_by_key(|(root, _)| root.as_os_str().len())
+        .map_or_else(
+            || (PathBuf::from("/"), path),
+            |(root, rest)| (root.clone(), rest),
+        );
     let mut missing: Vec<OsString> = Vec::new();
-    for component in path.components() {
+    let mut regular_file_len = None;
+    for component in rest.components() {
         match component {
-            Component::Prefix(_) | Component::RootDir => current = PathBuf::from("/"),
+            Component::Prefix(_) | Component::RootDir => {
+                current = PathBuf::from("/");
+                regular_file_len = None;
+            }
             Component::CurDir => {}
             Component::ParentDir => {
                 if missing.pop().is_none() {
                     current.pop();
                 }
+                regular_file_len = None;
             }
             Component::Normal(name) if !missing.is_empty() => missing.push(name.to_owned()),
             Component::Normal(name) => {
@@ -309,22 +346,32 @@ fn resolve_physically(
                         let target = std::fs::read_link(&candidate).map_err(ResolveError::Io)?;
                         // A relative target is relative to the link's folder, `current`; a
                         // dangling link resolves to what writing through it would create.
-                        (current, missing) =
-                            resolve_physically(&current.join(target), via, follows)?;
+                        let target =
+                            resolve_physically(&current.join(target), roots, via, follows)?;
+                        (current, missing) = (target.existing, target.missing);
+                        regular_file_len = target.regular_file_len;
                     }
-                    Ok(_) => current = candidate,
+                    Ok(metadata) => {
+                        current = candidate;
+                        regular_file_len = metadata.is_file().then_some(metadata.len());
+                    }
                     Err(error)
                         if error.kind() == io::ErrorKind::NotFound
                             || error.kind() == io::ErrorKind::NotADirectory =>
                     {
                         missing.push(name.to_owned());
+                        regular_file_len = None;
                     }
                     Err(error) => return Err(ResolveError::Io(error)),
                 }
             }
         }
     }
-    Ok((current, missing))
+    Ok(Resolution {
+        existing: current,
+        missing,
+        regular_file_len,
+    })
 }
 
 /// How a path is shown to the model: relative to the root when inside it, else absolute.

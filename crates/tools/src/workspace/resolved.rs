@@ -22,16 +22,24 @@ pub struct ResolvedPath {
     /// The root it was checked against; `None` when unrestricted and outside every root.
     root: Option<PathBuf>,
     exists: bool,
+    regular_file_len: Option<u64>,
 }
 
 impl ResolvedPath {
     /// Only [`super::Workspace::resolve`] makes one.
-    pub(super) fn new(display: String, path: PathBuf, root: Option<PathBuf>, exists: bool) -> Self {
+    pub(super) fn new(
+        display: String,
+        path: PathBuf,
+        root: Option<PathBuf>,
+        exists: bool,
+        regular_file_len: Option<u64>,
+    ) -> Self {
         Self {
             path,
             display,
             root,
             exists,
+            regular_file_len,
         }
     }
 
@@ -50,11 +58,21 @@ impl ResolvedPath {
         self.exists
     }
 
+    /// The length of the regular file resolution saw at the path, if it looked at it and saw
+    /// one. A hint for choosing how to read (the file may have changed since), never a check.
+    pub fn seen_regular_file_len(&self) -> Option<u64> {
+        self.regular_file_len
+    }
+
     /// Opens the file for reading, refusing a symlink swapped in since the check.
+    ///
+    /// The open never waits: `O_NONBLOCK` makes a FIFO swapped in for a regular file open at
+    /// once (and then fail to read) instead of waiting for a writer, which matters to Read,
+    /// which reads small files on the runtime's thread. Regular files ignore the flag.
     pub fn open_file(&self) -> Result<File, WorkspaceError> {
         let fd = rustix::fs::open(
             &self.path,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
             Mode::empty(),
         )
         .map_err(|errno| self.open_error(errno))?;
