@@ -31,8 +31,9 @@ mod permissions;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{
-    Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT, HookCommand,
-    HooksConfig, Limits, Overrides, PermissionsConfig, ShellConfig,
+    AgentConfig, Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT,
+    HookCommand, HooksConfig, Limits, MAIN_AGENT, Overrides, PermissionsConfig, ShellConfig,
+    UnknownAgent,
 };
 pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;

@@ -10,6 +10,7 @@ use toml::Spanned;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 use toolhost_tools::ShellSandbox;
 
+use super::agents::{FileAgent, agent_config};
 use super::mcp::{CLAUDE_MCP_JSON, FileMcpServer, claude_mcp_json, server_config};
 use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
@@ -58,6 +59,7 @@ struct FileConfig {
     shell: FileShell,
     custom_tools: FileCustomTools,
     mcp_servers: BTreeMap<String, Spanned<FileMcpServer>>,
+    agents: BTreeMap<String, Spanned<FileAgent>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -147,6 +149,7 @@ impl Config {
             config.files.push(path);
         }
         config.apply_overrides(&sources.overrides)?;
+        config.check_agents()?;
         Ok(config)
     }
 
@@ -210,6 +213,7 @@ impl Config {
             let start = server.span().start;
             let parsed = server_config(
                 &name,
+                &format!("mcp_servers.{name}"),
                 server.into_inner(),
                 origin(start),
                 &sources.workspace,
@@ -217,6 +221,19 @@ impl Config {
             )
             .map_err(|message| invalid(Some(start), message))?;
             self.mcp_servers.insert(name, parsed);
+        }
+        for (name, agent) in file.agents {
+            let start = agent.span().start;
+            let parsed = agent_config(
+                &name,
+                agent.into_inner(),
+                start,
+                &origin,
+                &sources.workspace,
+                &lookup,
+            )
+            .map_err(|(offset, message)| invalid(Some(offset), message))?;
+            self.agents.insert(name, parsed);
         }
         for (hooks, target) in [
             (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),

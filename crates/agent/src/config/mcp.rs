@@ -74,9 +74,11 @@ pub(super) type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 /// A server from its table: the transport from `type` or from `command` / `url`, `${VAR}`
 /// expanded in every string value (a variable that is not set makes the server report a
 /// problem when it starts, rather than stopping every command), `cwd` resolved against the
-/// workspace. `Err` says what is wrong with the table.
+/// workspace. `table` is the entry's key as written (`mcp_servers.git`), for messages. `Err`
+/// says what is wrong with the table.
 pub(super) fn server_config(
     name: &str,
+    table: &str,
     file: FileMcpServer,
     origin: String,
     workspace: &Path,
@@ -115,26 +117,26 @@ pub(super) fn server_config(
         },
         (_, Some(_), Some(_)) => {
             return Err(format!(
-                "mcp_servers.{name} has both command and url: give command (a stdio server) or \
+                "{table} has both command and url: give command (a stdio server) or \
                  url (an HTTP server)"
             ));
         }
         (_, None, None) => {
             return Err(format!(
-                "mcp_servers.{name} has neither command nor url: give command = \"program\" for \
+                "{table} has neither command nor url: give command = \"program\" for \
                  a stdio server or url = \"https://…\" for an HTTP server"
             ));
         }
         (Some(other), _, _) => {
             return Err(format!(
-                "mcp_servers.{name}: type '{other}' does not fit its keys; use \"stdio\" with \
+                "{table}: type '{other}' does not fit its keys; use \"stdio\" with \
                  command, or \"http\" / \"sse\" with url"
             ));
         }
     };
     let seconds = |key: &str, value: Option<u64>, default: Duration| match value {
         Some(0) => Err(format!(
-            "mcp_servers.{name}.{key} of 0 seconds would stop every server: give at least 1"
+            "{table}.{key} of 0 seconds would stop every server: give at least 1"
         )),
         Some(seconds) => Ok(Duration::from_secs(seconds)),
         None => Ok(default),
@@ -153,6 +155,42 @@ pub(super) fn server_config(
     config.origin = origin;
     config.problem = problem;
     Ok(config)
+}
+
+/// A direct server of an agent (`[agents.AGENT.direct_mcp_servers.ID]`): the keys of a
+/// `[mcp_servers]` table, parsed the same way, but stdio only, since the agent owns the
+/// process. `table` is the entry's key as written, for messages.
+pub(super) fn direct_server_config(
+    id: &str,
+    table: &str,
+    file: FileMcpServer,
+    origin: String,
+    workspace: &Path,
+    lookup: Lookup<'_>,
+) -> Result<McpServerConfig, String> {
+    let remote_keys: Vec<&str> = [
+        ("url", file.url.is_some()),
+        ("headers", !file.headers.is_empty()),
+        ("bearer_token_env", file.bearer_token_env.is_some()),
+        (
+            "type",
+            file.kind
+                .as_deref()
+                .is_some_and(|kind| !kind.eq_ignore_ascii_case("stdio")),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(key, set)| set.then_some(key))
+    .collect();
+    if !remote_keys.is_empty() {
+        return Err(format!(
+            "{table}: direct MCP servers are stdio servers that the agent starts, so {} is not \
+             allowed here; declare an HTTP server under [mcp_servers.{id}] and list it in the \
+             agent's mcp_servers",
+            remote_keys.join(", ")
+        ));
+    }
+    server_config(id, table, file, origin, workspace, lookup)
 }
 
 fn expand_map(
@@ -183,8 +221,15 @@ pub(super) fn claude_mcp_json(
         .map(|(name, server)| {
             let line = line_of(&name);
             let origin = format!("{}:{}", path.display(), line.unwrap_or(1));
-            server_config(&name, server.into(), origin, workspace, lookup)
-                .map_err(|message| (line, message))
+            server_config(
+                &name,
+                &format!("mcp_servers.{name}"),
+                server.into(),
+                origin,
+                workspace,
+                lookup,
+            )
+            .map_err(|message| (line, message))
         })
         .collect()
 }

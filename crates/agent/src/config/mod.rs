@@ -9,12 +9,16 @@
 //! 4. the file given with `--config`,
 //! 5. command-line flags (`--mode`, `--allow`, `--deny`).
 //!
+//! `[agents.NAME]` defines agents: the tools each is offered and the MCP servers it sees
+//! ([`AgentConfig`]).
+//!
 //! MCP servers also come from Claude Code's `<workspace>/.mcp.json`, read before the TOML
 //! layers.
 //!
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
+mod agents;
 mod load;
 mod mcp;
 mod show;
@@ -28,6 +32,7 @@ use toolhost_core::permission::{PermissionMode, RuleSet};
 use toolhost_mcp::McpServerConfig;
 use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 
+pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
 
@@ -50,6 +55,9 @@ pub struct Config {
     /// `[mcp_servers.NAME]` and the servers of Claude Code's `.mcp.json`, by name (a later
     /// layer's entry replaces an earlier one of the same name).
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// `[agents.NAME]`, by name (a later layer's entry replaces an earlier one); see
+    /// [`Config::agent`] for the implicit `main`.
+    pub agents: BTreeMap<String, AgentConfig>,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -197,6 +205,14 @@ pub enum ConfigError {
         path: PathBuf,
         /// The line of the problem, when known.
         line: Option<usize>,
+        /// What is wrong and what to write instead.
+        message: String,
+    },
+    /// An agent's entry does not fit the merged configuration (an unknown server id).
+    #[error("invalid config {origin}: {message}")]
+    Agent {
+        /// Where the entry was written (`path:line`).
+        origin: String,
         /// What is wrong and what to write instead.
         message: String,
     },

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use toolhost_core::permission::{PermissionRule, RuleList};
-use toolhost_mcp::McpTransport;
+use toolhost_mcp::{McpServerConfig, McpTransport};
 
 use super::{Config, HookCommand};
 
@@ -40,6 +40,7 @@ pub(super) fn render(config: &Config) -> String {
     shell(&mut out, config);
     custom_tools(&mut out, config);
     mcp_servers(&mut out, config);
+    agents(&mut out, config);
 
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
@@ -127,70 +128,110 @@ fn custom_tools(out: &mut String, config: &Config) {
     }
 }
 
-/// Each server with where it came from; values of `env` and `headers` are hidden (they often
-/// hold secrets).
 fn mcp_servers(out: &mut String, config: &Config) {
     for (name, server) in &config.mcp_servers {
         let _ = writeln!(out, "\n[mcp_servers.{}]  # {}", quote(name), server.origin);
-        let list = |items: &[String]| {
-            let quoted: Vec<String> = items.iter().map(|item| quote(item)).collect();
-            format!("[{}]", quoted.join(", "))
-        };
-        let hidden = |keys: Vec<&String>| {
-            let shown: Vec<String> = keys
-                .iter()
-                .map(|k| format!("{} = \"…\"", quote(k)))
-                .collect();
-            format!("{{ {} }}", shown.join(", "))
-        };
-        let _ = writeln!(out, "type = {}", quote(server.transport.kind()));
-        match &server.transport {
-            McpTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let _ = writeln!(out, "command = {}", quote(command));
-                let _ = writeln!(out, "args = {}", list(args));
-                let _ = writeln!(out, "env = {}", hidden(env.keys().collect()));
-                if let Some(cwd) = cwd {
-                    let _ = writeln!(out, "cwd = {}", quote(&cwd.display().to_string()));
-                }
-            }
-            McpTransport::Http {
-                url,
-                headers,
-                bearer_token_env,
-            } => {
-                let _ = writeln!(out, "url = {}", quote(url));
-                let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
-                if let Some(variable) = bearer_token_env {
-                    let _ = writeln!(out, "bearer_token_env = {}", quote(variable));
-                }
-            }
-            McpTransport::Sse { url, headers } => {
-                let _ = writeln!(out, "url = {}", quote(url));
-                let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
-            }
-            // Built-in providers are not configuration: nothing to show.
-            McpTransport::InProcess => {}
-        }
-        let _ = writeln!(out, "enabled = {}", server.enabled);
-        if let Some(enabled) = &server.enabled_tools {
-            let _ = writeln!(out, "enabled_tools = {}", list(enabled));
-        }
-        let _ = writeln!(out, "disabled_tools = {}", list(&server.disabled_tools));
+        server_values(out, server);
+    }
+}
+
+/// Each agent with where it came from, its direct servers after it.
+fn agents(out: &mut String, config: &Config) {
+    for (name, agent) in &config.agents {
         let _ = writeln!(
             out,
-            "startup_timeout = {}",
-            server.startup_timeout.as_secs()
+            "\n[agents.{}]  # {}",
+            quote(name),
+            agent.origin.as_deref().unwrap_or(DEFAULT)
         );
-        let _ = writeln!(out, "tool_timeout = {}", server.tool_timeout.as_secs());
-        let _ = writeln!(out, "required = {}", server.required);
-        if let Some(problem) = &server.problem {
-            let _ = writeln!(out, "# problem: {problem}");
+        if let Some(description) = &agent.description {
+            let _ = writeln!(out, "description = {}", quote(description));
         }
+        if let Some(selection) = &agent.allowed_tools {
+            let rules: Vec<String> = selection
+                .rules()
+                .iter()
+                .map(|rule| rule.as_str().to_owned())
+                .collect();
+            let _ = writeln!(out, "allowed_tools = {}", list(&rules));
+        }
+        if let Some(ids) = &agent.mcp_servers {
+            let _ = writeln!(out, "mcp_servers = {}", list(ids));
+        }
+        for (id, server) in &agent.direct_mcp_servers {
+            let _ = writeln!(
+                out,
+                "\n[agents.{}.direct_mcp_servers.{}]  # {}",
+                quote(name),
+                quote(id),
+                server.origin
+            );
+            server_values(out, server);
+        }
+    }
+}
+
+fn list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|item| quote(item)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// A server's values; those of `env` and `headers` are hidden (they often hold secrets).
+fn server_values(out: &mut String, server: &McpServerConfig) {
+    let hidden = |keys: Vec<&String>| {
+        let shown: Vec<String> = keys
+            .iter()
+            .map(|k| format!("{} = \"…\"", quote(k)))
+            .collect();
+        format!("{{ {} }}", shown.join(", "))
+    };
+    let _ = writeln!(out, "type = {}", quote(server.transport.kind()));
+    match &server.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let _ = writeln!(out, "command = {}", quote(command));
+            let _ = writeln!(out, "args = {}", list(args));
+            let _ = writeln!(out, "env = {}", hidden(env.keys().collect()));
+            if let Some(cwd) = cwd {
+                let _ = writeln!(out, "cwd = {}", quote(&cwd.display().to_string()));
+            }
+        }
+        McpTransport::Http {
+            url,
+            headers,
+            bearer_token_env,
+        } => {
+            let _ = writeln!(out, "url = {}", quote(url));
+            let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
+            if let Some(variable) = bearer_token_env {
+                let _ = writeln!(out, "bearer_token_env = {}", quote(variable));
+            }
+        }
+        McpTransport::Sse { url, headers } => {
+            let _ = writeln!(out, "url = {}", quote(url));
+            let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
+        }
+        // Built-in providers are not configuration: nothing to show.
+        McpTransport::InProcess => {}
+    }
+    let _ = writeln!(out, "enabled = {}", server.enabled);
+    if let Some(enabled) = &server.enabled_tools {
+        let _ = writeln!(out, "enabled_tools = {}", list(enabled));
+    }
+    let _ = writeln!(out, "disabled_tools = {}", list(&server.disabled_tools));
+    let _ = writeln!(
+        out,
+        "startup_timeout = {}",
+        server.startup_timeout.as_secs()
+    );
+    let _ = writeln!(out, "tool_timeout = {}", server.tool_timeout.as_secs());
+    let _ = writeln!(out, "required = {}", server.required);
+    if let Some(problem) = &server.problem {
+        let _ = writeln!(out, "# problem: {problem}");
     }
 }
 

@@ -1,0 +1,233 @@
+//! `[agents.NAME]`: which tools an agent is offered (R16) and which MCP servers it sees
+//! (R30): the user servers it selects by id, and the stdio servers declared in it ("direct"
+//! servers, `[agents.NAME.direct_mcp_servers.ID]`).
+//!
+//! The agent [`MAIN_AGENT`] exists without configuration and sees everything; configuring it
+//! narrows it like any other. A later layer's `[agents.NAME]` replaces an earlier one of the
+//! same name, as `[mcp_servers.NAME]` does.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+use toolhost_core::ToolRegistry;
+use toolhost_core::permission::{PermissionRule, ToolSelection};
+use toolhost_mcp::McpServerConfig;
+
+use super::mcp::{FileMcpServer, Lookup, direct_server_config};
+use super::{Config, ConfigError};
+
+/// The agent a command runs as when `--agent` does not say: the top-level agent.
+pub const MAIN_AGENT: &str = "main";
+
+/// One `[agents.NAME]` table; every key is checked.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct FileAgent {
+    description: Option<String>,
+    allowed_tools: Option<Vec<Spanned<String>>>,
+    mcp_servers: Option<Vec<Spanned<String>>>,
+    direct_mcp_servers: BTreeMap<String, Spanned<FileMcpServer>>,
+}
+
+/// An agent's definition.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    /// The agent's name, as built-in MCP providers' `is_eligible` sees it.
+    pub name: String,
+    /// What the agent is for.
+    pub description: Option<String>,
+    /// `allowed_tools`: the only tools the agent is offered (tool names, `mcp__server`,
+    /// `mcp__*`, rules such as `Bash(git:*)`, which keep the whole tool); `None`: every tool.
+    pub allowed_tools: Option<ToolSelection>,
+    /// `mcp_servers`: the ids of the user servers (`[mcp_servers.ID]`, `.mcp.json`) the agent
+    /// sees; `None`: all of them.
+    pub mcp_servers: Option<Vec<String>>,
+    /// `[agents.NAME.direct_mcp_servers.ID]`: stdio servers started for this agent only.
+    pub direct_mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// Where it was configured (`path:line`); `None` for the implicit [`MAIN_AGENT`].
+    pub origin: Option<String>,
+    /// Where each id of `mcp_servers` was written, to name it when it is unknown.
+    server_origins: Vec<String>,
+}
+
+impl AgentConfig {
+    /// The implicit [`MAIN_AGENT`]: every tool, every user server, no direct servers.
+    pub fn main() -> Self {
+        Self::everything(MAIN_AGENT)
+    }
+
+    fn everything(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            description: None,
+            allowed_tools: None,
+            mcp_servers: None,
+            direct_mcp_servers: BTreeMap::new(),
+            origin: None,
+            server_origins: Vec::new(),
+        }
+    }
+
+    /// Whether the agent is offered the tool of that name.
+    pub fn offers(&self, tool: &str) -> bool {
+        self.allowed_tools
+            .as_ref()
+            .is_none_or(|selection| selection.names_tool(tool))
+    }
+
+    /// The tools of `registry` the agent is offered, sharing its pipeline (R16).
+    pub fn offered(&self, registry: &ToolRegistry) -> ToolRegistry {
+        match &self.allowed_tools {
+            Some(selection) => selection.apply(registry),
+            None => registry.filter(|_| true),
+        }
+    }
+
+    /// Whether the agent sees the user server `id`.
+    pub fn sees_server(&self, id: &str) -> bool {
+        self.mcp_servers
+            .as_ref()
+            .is_none_or(|ids| ids.iter().any(|listed| listed == id))
+    }
+}
+
+/// `--agent NAME` names no agent.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "unknown agent '{name}': the agents are {} (define it as [agents.{name}] in \
+     .toolhost/config.toml)",
+    known.join(", ")
+)]
+pub struct UnknownAgent {
+    /// The name asked for.
+    pub name: String,
+    /// The agents that exist, [`MAIN_AGENT`] included.
+    pub known: Vec<String>,
+}
+
+impl Config {
+    /// The names of the agents, [`MAIN_AGENT`] included, sorted.
+    pub fn agent_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.agents.keys().cloned().collect();
+        if !self.agents.contains_key(MAIN_AGENT) {
+            names.push(MAIN_AGENT.to_owned());
+            names.sort();
+        }
+        names
+    }
+
+    /// The agent `name`: its configuration, or the implicit [`MAIN_AGENT`].
+    pub fn agent(&self, name: &str) -> Result<AgentConfig, UnknownAgent> {
+        match self.agents.get(name) {
+            Some(agent) => Ok(agent.clone()),
+            None if name == MAIN_AGENT => Ok(AgentConfig::main()),
+            None => Err(UnknownAgent {
+                name: name.to_owned(),
+                known: self.agent_names(),
+            }),
+        }
+    }
+
+    /// The MCP servers to start for `agent`: the user servers it sees, then its direct ones.
+    pub fn mcp_servers_for(&self, agent: &AgentConfig) -> Vec<McpServerConfig> {
+        self.mcp_servers
+            .values()
+            .filter(|server| agent.sees_server(&server.name))
+            .chain(agent.direct_mcp_servers.values())
+            .cloned()
+            .collect()
+    }
+
+    /// Checks what only the merged layers can tell: every id in an agent's `mcp_servers` is a
+    /// user server, and no direct server has the id of a user server the agent sees (their
+    /// tools would clash).
+    pub(super) fn check_agents(&self) -> Result<(), ConfigError> {
+        for agent in self.agents.values() {
+            for (id, origin) in agent
+                .mcp_servers
+                .iter()
+                .flatten()
+                .zip(&agent.server_origins)
+            {
+                if !self.mcp_servers.contains_key(id) {
+                    let known: Vec<&str> = self.mcp_servers.keys().map(String::as_str).collect();
+                    return Err(ConfigError::Agent {
+                        origin: origin.clone(),
+                        message: format!(
+                            "agents.{}.mcp_servers names '{id}', which is not a configured MCP \
+                             server; the servers are: {}",
+                            agent.name,
+                            if known.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    });
+                }
+            }
+            for (id, server) in &agent.direct_mcp_servers {
+                if self.mcp_servers.contains_key(id) && agent.sees_server(id) {
+                    return Err(ConfigError::Agent {
+                        origin: server.origin.clone(),
+                        message: format!(
+                            "agents.{}.direct_mcp_servers.{id} has the id of the MCP server \
+                             '{id}' that the agent also sees, so their tools would clash: rename \
+                             one of them",
+                            agent.name
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An agent from its table. `origin` gives `path:line` of an offset in the file; `Err` is the
+/// offset of the problem and what is wrong.
+pub(super) fn agent_config(
+    name: &str,
+    file: FileAgent,
+    start: usize,
+    origin: &dyn Fn(usize) -> String,
+    workspace: &Path,
+    lookup: Lookup<'_>,
+) -> Result<AgentConfig, (usize, String)> {
+    let mut agent = AgentConfig::everything(name);
+    agent.origin = Some(origin(start));
+    agent.description = file.description;
+    if let Some(entries) = file.allowed_tools {
+        for entry in &entries {
+            PermissionRule::parse(entry.get_ref()).map_err(|error| {
+                (
+                    entry.span().start,
+                    format!("agents.{name}.allowed_tools: {error}"),
+                )
+            })?;
+        }
+        let selection = ToolSelection::parse(entries.iter().map(|entry| entry.get_ref()))
+            .map_err(|error| (start, error.to_string()))?;
+        agent.allowed_tools = Some(selection);
+    }
+    if let Some(ids) = file.mcp_servers {
+        agent.server_origins = ids.iter().map(|id| origin(id.span().start)).collect();
+        agent.mcp_servers = Some(ids.into_iter().map(Spanned::into_inner).collect());
+    }
+    for (id, server) in file.direct_mcp_servers {
+        let server_start = server.span().start;
+        let parsed = direct_server_config(
+            &id,
+            &format!("agents.{name}.direct_mcp_servers.{id}"),
+            server.into_inner(),
+            origin(server_start),
+            workspace,
+            lookup,
+        )
+        .map_err(|message| (server_start, message))?;
+        agent.direct_mcp_servers.insert(id, parsed);
+    }
+    Ok(agent)
+}
