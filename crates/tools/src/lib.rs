@@ -31,7 +31,7 @@ use std::sync::Arc;
 use toolhost_core::Tool;
 
 pub use fs::filesystem_tools;
-pub use shell::{Bash, BashParams, BashSettings, NetworkAccess, ShellSandbox};
+pub use shell::{Bash, BashParams, BashSettings, CommandEnvironment, NetworkAccess, ShellSandbox};
 pub use workspace::{
     Access, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder, WorkspaceError,
 };

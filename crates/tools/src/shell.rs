@@ -5,7 +5,7 @@
 //! kept within [`BASH_OUTPUT_CAP`], the whole output in a file whose path is given), the exit
 //! code, and in words why a command was refused, timed out or was cancelled.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,6 +74,16 @@ impl std::str::FromStr for ShellSandbox {
     }
 }
 
+/// Variables a command gets on top of its clean environment. Bash asks each time it runs a
+/// command rather than when it is made, so that whatever provides them can start on first
+/// use: the CLI starts its MCP bridge for the built-in providers only once a command runs.
+#[async_trait::async_trait]
+pub trait CommandEnvironment: Send + Sync + fmt::Debug {
+    /// The variables to add. `Err` says why they are missing; the command then runs without
+    /// them and its result says so.
+    async fn variables(&self) -> Result<Vec<(String, String)>, String>;
+}
+
 /// The Bash tool's limits and sandbox, each overridable by configuration (R42).
 #[derive(Clone, Debug)]
 pub struct BashSettings {
@@ -92,6 +102,8 @@ pub struct BashSettings {
     pub writable_roots: Vec<PathBuf>,
     /// Where full outputs are kept: the session's temp folder.
     pub output_dir: PathBuf,
+    /// Variables added to every command's environment (`None`: the clean environment only).
+    pub extra_environment: Option<Arc<dyn CommandEnvironment>>,
 }
 
 impl Default for BashSettings {
@@ -104,6 +116,7 @@ impl Default for BashSettings {
             network: NetworkAccess::Allowed,
             writable_roots: Vec::new(),
             output_dir: std::env::temp_dir().join(format!("toolhost-{}", std::process::id())),
+            extra_environment: None,
         }
     }
 }
@@ -233,6 +246,17 @@ impl TypedTool for Bash {
             .output_cap(self.settings.output_cap)
             .full_output_file(&output_file)
             .sandbox(self.sandbox_policy());
+        let mut notes = Vec::new();
+        if let Some(extra) = &self.settings.extra_environment {
+            match extra.variables().await {
+                Ok(variables) => {
+                    for (name, value) in variables {
+                        spec = spec.env(name, value);
+                    }
+                }
+                Err(problem) => notes.push(problem),
+            }
+        }
         if ctx.wants_updates() {
             let updates = ctx.clone();
             spec = spec.on_output(move |chunk: OutputChunk| {
@@ -250,12 +274,21 @@ impl TypedTool for Bash {
             let _ = std::fs::remove_file(&output_file);
             None
         };
-        Ok(render_outcome(&analysis, &outcome, timeout, full_output))
+        Ok(render_outcome(
+            &analysis,
+            &notes,
+            &outcome,
+            timeout,
+            full_output,
+        ))
     }
 }
 
+/// `notes`: what went wrong around the command (such as variables that could not be given),
+/// shown like the policy's warnings.
 fn render_outcome(
     analysis: &CommandAnalysis,
+    notes: &[String],
     outcome: &ProcessOutcome,
     timeout: Duration,
     full_output: Option<PathBuf>,
@@ -263,6 +296,9 @@ fn render_outcome(
     let mut text = String::new();
     for warning in &analysis.warnings {
         let _ = writeln!(text, "[warning: {}]", warning.message);
+    }
+    for note in notes {
+        let _ = writeln!(text, "[warning: {note}]");
     }
     text.push_str(&outcome.combined.text);
     if !text.is_empty() && !text.ends_with('\n') {

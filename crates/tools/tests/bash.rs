@@ -350,3 +350,89 @@ fn sandbox_modes_parse_from_their_config_names() {
     let error = "strict".parse::<ShellSandbox>().unwrap_err();
     assert!(error.contains("unknown sandbox mode 'strict'"), "{error}");
 }
+
+/// Counts how often it is asked, and gives one variable or fails.
+#[derive(Debug, Default)]
+struct CountingEnvironment {
+    asked: std::sync::atomic::AtomicUsize,
+    fail: bool,
+}
+
+#[async_trait::async_trait]
+impl toolhost_tools::CommandEnvironment for CountingEnvironment {
+    async fn variables(&self) -> Result<Vec<(String, String)>, String> {
+        let asked = self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        if self.fail {
+            return Err("the bridge did not start".to_owned());
+        }
+        Ok(vec![("EXTRA_VALUE".to_owned(), format!("asked {asked}"))])
+    }
+}
+
+fn bash_with_environment(
+    environment: Arc<CountingEnvironment>,
+) -> (tempfile::TempDir, ToolRegistry) {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = BashSettings {
+        output_dir: dir.path().join("out"),
+        extra_environment: Some(environment),
+        ..BashSettings::default()
+    };
+    let registry = ToolRegistry::new();
+    let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
+    registry
+        .register(Bash::with_settings(workspace, settings))
+        .unwrap();
+    (dir, registry)
+}
+
+#[tokio::test]
+async fn extra_environment_is_asked_for_when_a_command_runs_and_reaches_it() {
+    let environment = Arc::new(CountingEnvironment::default());
+    let (_dir, registry) = bash_with_environment(Arc::clone(&environment));
+    assert_eq!(
+        environment.asked.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+    // A denied command never runs, so it needs no variables.
+    let denied = registry
+        .execute("c", "Bash", json!({"command": "rm -rf /"}))
+        .await;
+    assert!(denied.is_error);
+    assert_eq!(
+        environment.asked.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+    let result = registry
+        .execute("c", "Bash", json!({"command": "echo \"$EXTRA_VALUE\""}))
+        .await;
+    assert!(
+        result.text().starts_with("asked 1\n[exit code 0"),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
+async fn a_failed_extra_environment_runs_the_command_without_it_and_says_so() {
+    let environment = Arc::new(CountingEnvironment {
+        fail: true,
+        ..CountingEnvironment::default()
+    });
+    let (_dir, registry) = bash_with_environment(environment);
+    let result = registry
+        .execute(
+            "c",
+            "Bash",
+            json!({"command": "echo \"[${EXTRA_VALUE:-unset}]\""}),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(
+        result
+            .text()
+            .starts_with("[warning: the bridge did not start]\n[unset]\n"),
+        "{}",
+        result.text()
+    );
+}
