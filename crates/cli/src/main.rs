@@ -1,6 +1,7 @@
 //! The `toolhost` command: list and call tools through the one pipeline.
 
 mod approval;
+mod bridge;
 mod commands;
 mod registry;
 mod script_host;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use toolhost_agent::{Config, ConfigSources, Overrides, Permissions};
+use toolhost_agent::{Config, ConfigSources, MAIN_AGENT, Overrides, Permissions};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
 /// The tool system for LLM agents: list, call and serve sandboxed tools.
@@ -33,6 +34,9 @@ struct Cli {
     /// Refuse calls matching a rule, e.g. 'Bash(rm:*)' (repeatable).
     #[arg(long, global = true, value_name = "RULE")]
     deny: Vec<String>,
+    /// The agent whose tools and MCP servers to use (`[agents.NAME]` in the configuration).
+    #[arg(long, global = true, value_name = "NAME", default_value = MAIN_AGENT)]
+    agent: String,
     #[command(subcommand)]
     command: Command,
 }
@@ -92,12 +96,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .enable_all()
             .build()
     };
+    let agent = || config.agent(&cli.agent);
     let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
+        let agent = agent()?;
         let permissions = Permissions::from_config(&config, &workspace, approver)?;
         let offered = registry::OfferedRegistry::default();
         let (registry, custom, mcp) = runtime.block_on(registry::build_registry(
             &workspace,
             &config,
+            &agent,
             &permissions,
             &offered,
         ))?;
@@ -118,6 +125,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::tools::run(&registry.for_mode(permissions.mode()), &sources, &args)
         }
         Command::Call(args) => {
+            // A tool the agent is not offered is refused before any server starts.
+            let agent = agent()?;
+            if !agent.offers(args.tool()) {
+                return Ok(commands::call::refuse_not_offered(&agent, args.tool()));
+            }
             let runtime = runtime()?;
             let approver = approval::approver_for_call(args.yes, args.reads_stdin());
             let (_, registry, _, _mcp) = registry_on(&runtime, approver)?;
@@ -129,7 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let (_, registry, _, _mcp) = registry_on(&runtime, refusing())?;
             runtime.block_on(commands::doctor::run(&workspace, &registry))
         }
-        Command::Serve(args) => commands::serve::run(&workspace, &config, args),
+        Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
         Command::Mcp(command) => {
             runtime()?.block_on(commands::mcp::run(&workspace, &config, command))
         }

@@ -5,20 +5,18 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock, Weak};
 
 use anyhow::Context as _;
-use toolhost_agent::{Config, Permissions};
+use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::ToolRegistry;
 use toolhost_mcp::provider::ToolhostProvider;
-use toolhost_mcp::{McpClients, McpProvider, McpProviders, ProviderContext};
+use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{Workspace, builtin_tools};
 
+use crate::bridge::LazyBridge;
 use crate::script_host::{PermissionExecGate, WorkspaceFileSystem};
 
 /// Where each custom tool came from, by name (built-ins are absent).
 pub type CustomToolSources = BTreeMap<String, PathBuf>;
-
-/// The name of the agent that the CLI's registry is for, as built-in MCP providers see it.
-pub const MAIN_AGENT: &str = "main";
 
 /// The registry a command offers (set once it exists), for the `toolhost` provider's
 /// `status` tool, which is made before it.
@@ -51,27 +49,49 @@ pub fn built_in_providers(workspace: &Path, offered: &OfferedRegistry) -> McpPro
     providers
 }
 
-/// The registry for this workspace: every built-in tool, with the configured limits and the
-/// permission system, then the custom tools discovered on disk (R33–R35). A custom tool that
-/// fails to load or clashes is logged as a warning; the others still load. The returned
-/// [`CustomTools`] can reload them when their files change (`toolhost serve`).
+/// The registry of `agent` in this workspace: every built-in tool, with the configured limits
+/// and the permission system, then the custom tools discovered on disk (R33–R35). A custom
+/// tool that fails to load or clashes is logged as a warning; the others still load. The
+/// returned [`CustomTools`] can reload them when their files change (`toolhost serve`).
 ///
-/// The configured MCP servers start meanwhile, all at once (R30); their tools come last, named
-/// `mcp__<server>__<tool>`, next to the built-in providers eligible for the main agent
-/// (`mcp__toolhost__status`). A server that fails is reported on stderr with its name and the
-/// end of its stderr and left out, unless it is `required`: then the command stops.
-/// `offered` is set to the returned registry.
+/// The MCP servers the agent sees start meanwhile, all at once (R30): the user servers it
+/// selects and its direct servers. Their tools come last, named `mcp__<server>__<tool>`, next
+/// to the built-in providers eligible for the agent (`mcp__toolhost__status`), which its Bash
+/// commands also reach through the bridge ([`LazyBridge`]). A server that fails is reported on
+/// stderr with its name and the end of its stderr and left out, unless it is `required`: then
+/// the command stops.
+///
+/// The registry holds the tools the agent is offered ([`AgentConfig::offered`]: its
+/// `allowed_tools`); `offered` is set to it.
 pub async fn build_registry(
     workspace: &Path,
     config: &Config,
+    agent: &AgentConfig,
     permissions: &Permissions,
     offered: &OfferedRegistry,
 ) -> anyhow::Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>)> {
-    let context = ProviderContext::new(MAIN_AGENT, permissions.mode());
-    let providers = built_in_providers(workspace, offered).eligible(&context);
+    let providers = built_in_providers(workspace, offered);
+    build_registry_with(workspace, config, agent, &providers, permissions, offered).await
+}
+
+/// [`build_registry`] with these built-in `providers` (of which the agent sees the eligible).
+async fn build_registry_with(
+    workspace: &Path,
+    config: &Config,
+    agent: &AgentConfig,
+    providers: &McpProviders,
+    permissions: &Permissions,
+    offered: &OfferedRegistry,
+) -> anyhow::Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>)> {
+    let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
+    let providers = providers.eligible(&context);
+    let mut bash_settings = config.shell.bash_settings();
+    if let Some(bridge) = LazyBridge::for_providers(providers.clone()) {
+        bash_settings.extra_environment = Some(bridge);
+    }
     let mcp = tokio::spawn(start_mcp_servers(
         workspace.to_path_buf(),
-        config.clone(),
+        config.mcp_servers_for(agent),
         providers,
     ));
     let mut builder = permissions.install(ToolRegistry::builder());
@@ -84,10 +104,7 @@ pub async fn build_registry(
         Workspace::new(workspace)
             .with_context(|| format!("cannot use {} as the workspace", workspace.display()))?,
     );
-    let refused = registry.register_all(builtin_tools(
-        Arc::clone(&workspace),
-        config.shell.bash_settings(),
-    ));
+    let refused = registry.register_all(builtin_tools(Arc::clone(&workspace), bash_settings));
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
     }
@@ -122,21 +139,19 @@ pub async fn build_registry(
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
     }
-    let registry = Arc::new(registry);
+    let registry = Arc::new(agent.offered(&registry));
     offered.set(&registry);
     Ok((registry, custom, mcp))
 }
 
-/// Starts the configured MCP servers and the built-in `providers`; a `required` server that
-/// fails is an error.
+/// Starts the MCP `servers` and the built-in `providers`; a `required` server that fails is an
+/// error.
 async fn start_mcp_servers(
     workspace: PathBuf,
-    config: Config,
+    servers: Vec<McpServerConfig>,
     providers: Vec<Arc<dyn McpProvider>>,
 ) -> anyhow::Result<Arc<McpClients>> {
-    let (clients, report) =
-        McpClients::start_with_providers(config.mcp_servers.into_values(), providers, &workspace)
-            .await;
+    let (clients, report) = McpClients::start_with_providers(servers, providers, &workspace).await;
     if let Some(failure) = report.required_failure() {
         clients.shutdown().await;
         anyhow::bail!("{failure} (it is required = true)");
@@ -167,5 +182,96 @@ fn script_limits(config: &Config) -> ScriptLimits {
             .memory_limit_mb
             .map_or(defaults.memory_limit, |megabytes| megabytes * 1024 * 1024),
         ..defaults
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use serde_json::Value;
+    use toolhost_agent::ConfigSources;
+    use toolhost_core::permission::NonInteractiveApprover;
+    use toolhost_core::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+
+    use super::*;
+
+    /// A provider only the agent `main` sees.
+    struct MainOnly;
+
+    impl McpProvider for MainOnly {
+        fn name(&self) -> &str {
+            "mainonly"
+        }
+
+        fn is_eligible(&self, ctx: &ProviderContext) -> bool {
+            ctx.agent == toolhost_agent::MAIN_AGENT
+        }
+
+        fn tools(&self) -> Vec<Arc<dyn Tool>> {
+            vec![Arc::new(Ping)]
+        }
+    }
+
+    struct Ping;
+
+    #[async_trait::async_trait]
+    impl Tool for Ping {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec::new("ping", "Answers pong.")
+        }
+
+        async fn execute(&self, _args: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text("pong"))
+        }
+    }
+
+    async fn mcp_tools_of(agent: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".toolhost")).unwrap();
+        std::fs::write(
+            dir.path().join(".toolhost/config.toml"),
+            "[agents.reviewer]\n",
+        )
+        .unwrap();
+        let config = Config::load(&ConfigSources {
+            workspace: dir.path().to_path_buf(),
+            ..ConfigSources::default()
+        })
+        .unwrap();
+        let permissions = Permissions::from_config(
+            &config,
+            dir.path(),
+            Arc::new(NonInteractiveApprover::refusing()),
+        )
+        .unwrap();
+        let offered = OfferedRegistry::default();
+        let mut providers = built_in_providers(dir.path(), &offered);
+        providers.register(Arc::new(MainOnly)).unwrap();
+        let (registry, _custom, mcp) = build_registry_with(
+            dir.path(),
+            &config,
+            &config.agent(agent).unwrap(),
+            &providers,
+            &permissions,
+            &offered,
+        )
+        .await
+        .unwrap();
+        mcp.shutdown().await;
+        registry
+            .names()
+            .into_iter()
+            .filter(|name| name.starts_with("mcp__"))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn each_agent_sees_the_built_in_providers_eligible_for_it() {
+        assert_eq!(
+            mcp_tools_of("main").await,
+            ["mcp__mainonly__ping", "mcp__toolhost__status"]
+        );
+        assert_eq!(mcp_tools_of("reviewer").await, ["mcp__toolhost__status"]);
     }
 }

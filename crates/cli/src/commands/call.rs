@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use serde_json::Value;
+use toolhost_agent::AgentConfig;
 use toolhost_core::{CallOptions, ContentBlock, ToolRegistry, ToolUpdate};
 
 /// Arguments of `toolhost call`.
@@ -26,6 +27,11 @@ pub struct CallArgs {
 }
 
 impl CallArgs {
+    /// The tool to call.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
     /// Whether the arguments come from standard input (which then cannot answer prompts).
     pub fn reads_stdin(&self) -> bool {
         self.args.as_deref() == Some("-")
@@ -72,6 +78,25 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Says on stderr that `agent` is not offered `tool` (its `allowed_tools` leave it out) and
+/// what to do instead; exit status 1, as for any refused call.
+pub fn refuse_not_offered(agent: &AgentConfig, tool: &str) -> ExitCode {
+    let allowed: Vec<&str> = agent
+        .allowed_tools
+        .iter()
+        .flat_map(|selection| selection.rules())
+        .map(|rule| rule.as_str())
+        .collect();
+    eprintln!(
+        "The agent '{}' is not offered the tool '{tool}': its allowed_tools are {}. Call it as \
+         another agent (--agent NAME) or add it to agents.{}.allowed_tools.",
+        agent.name,
+        allowed.join(", "),
+        agent.name
+    );
+    ExitCode::FAILURE
 }
 
 fn parse_arguments(raw: Option<&str>) -> anyhow::Result<Value> {

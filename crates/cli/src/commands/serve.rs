@@ -9,9 +9,9 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
-use toolhost_agent::{Config, Permissions};
+use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
-use toolhost_core::{Tool as _, ToolRegistry};
+use toolhost_core::{Tool as _, ToolRegistry, ToolSpec};
 use toolhost_mcp::{
     ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
 };
@@ -55,15 +55,25 @@ pub const SERVE_BLOCKING_THREADS: usize = 4;
 /// Serves until the client disconnects (stdio) or the process is interrupted (HTTP), on a
 /// single-threaded runtime: an MCP server's work is small calls, for which one thread spends
 /// less CPU on wake-ups than a pool of workers, and starts faster.
-pub fn run(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(
+    workspace: &Path,
+    config: &Config,
+    agent: &AgentConfig,
+    args: ServeArgs,
+) -> anyhow::Result<ExitCode> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .max_blocking_threads(SERVE_BLOCKING_THREADS)
         .build()?
-        .block_on(serve(workspace, config, args))
+        .block_on(serve(workspace, config, agent, args))
 }
 
-async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Result<ExitCode> {
+async fn serve(
+    workspace: &Path,
+    config: &Config,
+    agent: &AgentConfig,
+    args: ServeArgs,
+) -> anyhow::Result<ExitCode> {
     let prompts = ClientPrompts::new();
     let fallback: Arc<dyn Approver> = Arc::new(if args.yes {
         NonInteractiveApprover::approving()
@@ -74,17 +84,21 @@ async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Re
     let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
     let offered = registry::OfferedRegistry::default();
     let (registry, custom, mcp) =
-        registry::build_registry(workspace, config, &permissions, &offered).await?;
-    // Clients see the registry of the mode (plan: read-only tools).
+        registry::build_registry(workspace, config, agent, &permissions, &offered).await?;
+    // Clients see the registry of the agent in its mode (plan: read-only tools).
     let plan = permissions.mode() == PermissionMode::Plan;
     let registry = Arc::new(registry.for_mode(permissions.mode()));
     offered.set(&registry);
+    // What a server's tools/list_changed or a reloaded custom tool may add to the served list.
+    let served_agent = agent.clone();
+    let served: ServedTools = Arc::new(move |spec| {
+        (!plan || spec.annotations.read_only) && served_agent.offers(&spec.name)
+    });
     // The gateway: the configured MCP servers' tools are served next to the built-ins, behind
     // the same policy and audit trail, and follow their servers' tools/list_changed.
-    mcp.keep_in_sync(Arc::clone(&registry), move |spec| {
-        !plan || spec.annotations.read_only
-    });
-    tokio::spawn(reload_custom_tools(custom, Arc::clone(&registry), plan));
+    let keep = Arc::clone(&served);
+    mcp.keep_in_sync(Arc::clone(&registry), move |spec| keep(spec));
+    tokio::spawn(reload_custom_tools(custom, Arc::clone(&registry), served));
     let server = McpServer::new(registry).with_prompts(prompts);
 
     let Some(bind) = args.http else {
@@ -119,11 +133,18 @@ async fn serve(workspace: &Path, config: &Config, args: ServeArgs) -> anyhow::Re
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether a tool may be served: the agent is offered it and, in plan mode, it is read-only.
+type ServedTools = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
+
 /// Reloads custom tools whenever their files change and updates the served registry, which
-/// announces `notifications/tools/list_changed` to clients (R41). In plan mode only read-only
-/// tools are served. The watcher is made anew after each change, so that tool folders created
+/// announces `notifications/tools/list_changed` to clients (R41). Only tools that `served`
+/// keeps are served. The watcher is made anew after each change, so that tool folders created
 /// meanwhile are watched too.
-async fn reload_custom_tools(mut custom: CustomTools, registry: Arc<ToolRegistry>, plan: bool) {
+async fn reload_custom_tools(
+    mut custom: CustomTools,
+    registry: Arc<ToolRegistry>,
+    served: ServedTools,
+) {
     loop {
         let mut watcher = match custom.watch() {
             Ok(watcher) => watcher,
@@ -134,14 +155,12 @@ async fn reload_custom_tools(mut custom: CustomTools, registry: Arc<ToolRegistry
         };
         watcher.changed().await;
         let mut report = custom.reload().await;
-        if plan {
-            let writes = |loaded: &LoadedTool| !loaded.tool.spec().annotations.read_only;
-            for loaded in report.changed.iter().filter(|loaded| writes(loaded)) {
-                report.removed.push(loaded.tool.name().to_owned());
-            }
-            report.changed.retain(|loaded| !writes(loaded));
-            report.added.retain(|loaded| !writes(loaded));
+        let hidden = |loaded: &LoadedTool| !served(&loaded.tool.spec());
+        for loaded in report.changed.iter().filter(|loaded| hidden(loaded)) {
+            report.removed.push(loaded.tool.name().to_owned());
         }
+        report.changed.retain(|loaded| !hidden(loaded));
+        report.added.retain(|loaded| !hidden(loaded));
         for error in &report.errors {
             tracing::warn!("{error}");
         }

@@ -1,0 +1,110 @@
+//! The MCP bridge for the built-in providers an agent sees (R30), started on first use: the
+//! first Bash command of a command gets `TOOLHOST_MCP_URL` and `TOOLHOST_MCP_TOKEN`, so that
+//! an external CLI it launches (Claude Code, Codex, a script) reaches those providers; later
+//! commands reuse the same bridge. Commands that run no Bash command start none.
+
+use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::OnceCell;
+use toolhost_mcp::{McpProvider, ProviderBridge};
+use toolhost_tools::CommandEnvironment;
+
+/// The bridge for `providers`, not started until a command asks for its variables. It stops
+/// when dropped, that is with the registry whose Bash tool holds it.
+pub struct LazyBridge {
+    providers: Vec<Arc<dyn McpProvider>>,
+    bridge: OnceCell<ProviderBridge>,
+}
+
+impl LazyBridge {
+    /// A bridge for the eligible `providers`; `None` when there are none (nothing to reach).
+    pub fn for_providers(providers: Vec<Arc<dyn McpProvider>>) -> Option<Arc<Self>> {
+        (!providers.is_empty()).then(|| {
+            Arc::new(Self {
+                providers,
+                bridge: OnceCell::new(),
+            })
+        })
+    }
+}
+
+impl fmt::Debug for LazyBridge {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let providers: Vec<&str> = self.providers.iter().map(|p| p.name()).collect();
+        formatter
+            .debug_struct("LazyBridge")
+            .field("providers", &providers)
+            .field("bridge", &self.bridge.get())
+            .finish()
+    }
+}
+
+#[async_trait::async_trait]
+impl CommandEnvironment for LazyBridge {
+    async fn variables(&self) -> Result<Vec<(String, String)>, String> {
+        // A start that failed is tried again by the next command.
+        let bridge = self
+            .bridge
+            .get_or_try_init(|| ProviderBridge::start(&self.providers))
+            .await
+            .map_err(|error| {
+                format!(
+                    "the MCP bridge for the built-in providers did not start, so this command \
+                     has no {} / {}: {error}",
+                    toolhost_mcp::provider::BRIDGE_URL_VARIABLE,
+                    toolhost_mcp::provider::BRIDGE_TOKEN_VARIABLE
+                )
+            })?;
+        Ok(bridge
+            .environment()
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use toolhost_mcp::provider::ToolhostProvider;
+
+    use super::*;
+
+    fn toolhost_provider() -> Vec<Arc<dyn McpProvider>> {
+        vec![Arc::new(ToolhostProvider::new("/w", Arc::new(Vec::new)))]
+    }
+
+    #[test]
+    fn no_providers_no_bridge() {
+        assert!(LazyBridge::for_providers(Vec::new()).is_none());
+    }
+
+    #[tokio::test]
+    async fn starts_on_first_use_is_reused_and_stops_when_dropped() {
+        let bridge = LazyBridge::for_providers(toolhost_provider()).unwrap();
+        assert!(bridge.bridge.get().is_none(), "started before any command");
+        let first = bridge.variables().await.unwrap();
+        let second = bridge.variables().await.unwrap();
+        assert_eq!(first, second);
+        let names: Vec<&str> = first.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["TOOLHOST_MCP_URL", "TOOLHOST_MCP_TOKEN"]);
+        let address = first[0]
+            .1
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        assert!(std::net::TcpStream::connect(&address).is_ok());
+
+        drop(bridge);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(&address).is_ok() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the bridge still listens"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+}

