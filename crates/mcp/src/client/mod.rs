@@ -7,6 +7,8 @@
 //! becomes an [`McpTool`] that goes through the registry's one pipeline. A call forwards
 //! progress notifications to `on_update`, sends `notifications/cancelled` when the call is
 //! cancelled or runs past `tool_timeout`, and restarts a server that stopped (with backoff).
+//! Servers speak stdio, Streamable HTTP, or the legacy HTTP+SSE transport (toolhost's own
+//! client, as rmcp has none).
 
 mod clients;
 pub mod config;
@@ -14,6 +16,7 @@ mod connection;
 pub mod convert;
 mod events;
 pub mod naming;
+mod sse;
 mod tool;
 
 pub use clients::{McpClients, McpServerFailure, McpStartReport};
