@@ -1,4 +1,5 @@
-//! The MCP client over the legacy HTTP+SSE transport, against the real
+//! The MCP client over the legacy HTTP+SSE transport, and a server that comes up after the
+//! client did (retried by `keep_in_sync`), against the real
 //! `@modelcontextprotocol/server-everything` run with its `sse` transport (npm, installed by
 //! `tests/mcp-clients/setup.sh`, which exports `TOOLHOST_TEST_NODE_MODULES`). Each server is
 //! made to listen on 127.0.0.1 only by `tests/mcp-clients/node/listen_loopback.cjs` and is
@@ -254,4 +255,55 @@ async fn an_sse_url_that_does_not_answer_fails_clearly_naming_the_server() {
         messages[2]
     );
     clients.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_comes_up_after_the_client_is_retried_and_its_tools_added() {
+    let port = free_port();
+    let workspace = tempfile::tempdir().unwrap();
+    let late = sse_config("late", format!("http://127.0.0.1:{port}/sse"));
+    let (clients, report) = McpClients::start([late], workspace.path()).await;
+    assert_eq!(report.failures.len(), 1, "{report:?}");
+
+    let registry = Arc::new(ToolRegistry::builder().build());
+    let mut changes = registry.subscribe_changes();
+    clients.keep_in_sync(Arc::clone(&registry), |_| true);
+    assert!(
+        registry
+            .names()
+            .iter()
+            .all(|name| !name.starts_with("mcp__"))
+    );
+
+    let _server = SseEverything::start(port);
+    // Retries come after 1 s, 2 s, 4 s…: the server is up for the first or second.
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while !registry.names().contains(&"mcp__late__echo".to_owned()) {
+            changes.changed().await.unwrap();
+        }
+    })
+    .await
+    .expect("the late server's tools never joined the registry");
+    assert!(clients.server_names().contains(&"late".to_owned()));
+    let echo = registry
+        .execute("1", "mcp__late__echo", json!({"message": "late"}))
+        .await;
+    assert_eq!(echo.text(), "Echo: late");
+    clients.shutdown().await;
+}
+
+#[tokio::test]
+async fn one_shot_start_does_not_retry_a_failed_server() {
+    let port = free_port();
+    let workspace = tempfile::tempdir().unwrap();
+    let (clients, report) = McpClients::start(
+        [sse_config("late", format!("http://127.0.0.1:{port}/sse"))],
+        workspace.path(),
+    )
+    .await;
+    assert_eq!(report.failures.len(), 1, "{report:?}");
+    let _server = SseEverything::start(port);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(clients.server_names().is_empty());
+    assert!(clients.tools().is_empty());
 }

@@ -8,7 +8,8 @@
 //! progress notifications to `on_update`, sends `notifications/cancelled` when the call is
 //! cancelled or runs past `tool_timeout`, and restarts a server that stopped (with backoff).
 //! Servers speak stdio, Streamable HTTP, or the legacy HTTP+SSE transport (toolhost's own
-//! client, as rmcp has none).
+//! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also starts again, with
+//! backoff, the servers that failed at start-up.
 
 mod clients;
 pub mod config;
@@ -19,7 +20,7 @@ pub mod naming;
 mod sse;
 mod tool;
 
-pub use clients::{McpClients, McpServerFailure, McpStartReport};
+pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
 };
