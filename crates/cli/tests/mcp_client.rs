@@ -1,7 +1,7 @@
 //! Configured MCP servers through the `toolhost` binary: the gateway (`toolhost serve`
 //! re-exposing a server's tools next to the built-ins), a server's `tools/list_changed`,
-//! `toolhost mcp list | get | add | remove | test`, `required`, and a server that `serve` starts
-//! again after it failed at start-up. The servers are real:
+//! `toolhost mcp list | get | add | remove | test`, `required`, a legacy SSE server, and a server
+//! that `serve` starts again after it failed at start-up. The servers are real:
 //! `@modelcontextprotocol/server-everything` and a small server on the official TypeScript SDK
 //! (`fixtures/growing_server.cjs`), installed by `tests/mcp-clients/setup.sh`, which exports
 //! `TOOLHOST_TEST_NODE_MODULES`. Without it these tests fail: run `scripts/test.sh`, or
@@ -302,6 +302,75 @@ fn serve_starts_again_a_server_that_failed_at_start_up_and_announces_its_tools()
         "2",
         "two failed starts"
     );
+}
+
+/// server-everything on its legacy SSE transport, on 127.0.0.1 only (through the preload
+/// `tests/mcp-clients/node/listen_loopback.cjs`); killed when dropped.
+struct SseServer(std::process::Child);
+
+impl SseServer {
+    fn start(port: u16) -> Self {
+        let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+        let child = std::process::Command::new(node())
+            .arg("--require")
+            .arg(node_modules().join("../node/listen_loopback.cjs"))
+            .arg(script)
+            .arg("sse")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Self(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "server-everything (sse) never listened"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+}
+
+impl Drop for SseServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_legacy_sse_server_from_the_config_is_called_and_one_that_is_down_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write_config(
+        dir.path(),
+        &format!("[mcp_servers.old]\ntype = \"sse\"\nurl = \"http://127.0.0.1:{port}/sse\"\n"),
+    );
+    toolhost(dir.path())
+        .arg("tools")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: the MCP server 'old'"))
+        .stderr(predicate::str::contains("cannot connect to"));
+
+    let _server = SseServer::start(port);
+    toolhost(dir.path())
+        .args([
+            "call",
+            "mcp__old__echo",
+            r#"{"message": "over sse"}"#,
+            "--yes",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Echo: over sse"));
 }
 
 #[test]
