@@ -157,7 +157,7 @@ async fn start_mcp_servers(
         anyhow::bail!("{failure} (it is required = true)");
     }
     for failure in &report.failures {
-        eprintln!("toolhost: warning: {failure}; its tools are left out");
+        eprintln!("toolhost: warning: {failure}; its tools are left out for now");
     }
     Ok(clients)
 }

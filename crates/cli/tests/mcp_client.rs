@@ -1,6 +1,7 @@
 //! Configured MCP servers through the `toolhost` binary: the gateway (`toolhost serve`
 //! re-exposing a server's tools next to the built-ins), a server's `tools/list_changed`,
-//! `toolhost mcp list | get | add | remove | test`, and `required`. The servers are real:
+//! `toolhost mcp list | get | add | remove | test`, `required`, a legacy SSE server, and a server
+//! that `serve` starts again after it failed at start-up. The servers are real:
 //! `@modelcontextprotocol/server-everything` and a small server on the official TypeScript SDK
 //! (`fixtures/growing_server.cjs`), installed by `tests/mcp-clients/setup.sh`, which exports
 //! `TOOLHOST_TEST_NODE_MODULES`. Without it these tests fail: run `scripts/test.sh`, or
@@ -259,6 +260,117 @@ fn a_server_that_fails_without_required_is_reported_and_the_others_still_serve()
         .stderr(predicate::str::contains("cannot open the database"))
         .stdout(predicate::str::contains("mcp__ev__echo"))
         .stdout(predicate::str::contains("mcp__broken").not());
+}
+
+#[test]
+fn serve_starts_again_a_server_that_failed_at_start_up_and_announces_its_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let tries = dir.path().join("tries");
+    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    // Fails its first two starts (like a server waiting for its database), then serves; shell
+    // built-ins only, as the server's environment is a clean one.
+    let shell = format!(
+        "n=0; [ -e '{tries}' ] && read n < '{tries}'; \
+         if [ \"$n\" -ge 2 ]; then exec '{node}' '{script}' stdio; fi; \
+         echo $((n + 1)) > '{tries}'; echo 'not ready yet' >&2; exit 3",
+        tries = tries.display(),
+        node = node(),
+        script = script.display(),
+    );
+    write_config(
+        dir.path(),
+        &format!("[mcp_servers.late]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {shell:?}]\n"),
+    );
+    let mut server = ServeProcess::start(dir.path(), &["--allow", "mcp__late"]);
+    server.initialize();
+    let before = server.tool_names(1);
+    assert!(
+        !before.iter().any(|name| name.starts_with("mcp__late")),
+        "{before:?}"
+    );
+
+    // Retried after 1 s (fails again), then 2 s later (starts).
+    server.wait_for("tools/list_changed notification", |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+    let after = server.tool_names(2);
+    assert!(after.contains(&"mcp__late__echo".to_owned()), "{after:?}");
+    let echo = server.call(3, "mcp__late__echo", json!({"message": "late"}));
+    assert_eq!(text_of(&echo), "Echo: late");
+    assert_eq!(
+        std::fs::read_to_string(&tries).unwrap().trim(),
+        "2",
+        "two failed starts"
+    );
+}
+
+/// server-everything on its legacy SSE transport, on 127.0.0.1 only (through the preload
+/// `tests/mcp-clients/node/listen_loopback.cjs`); killed when dropped.
+struct SseServer(std::process::Child);
+
+impl SseServer {
+    fn start(port: u16) -> Self {
+        let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+        let child = std::process::Command::new(node())
+            .arg("--require")
+            .arg(node_modules().join("../node/listen_loopback.cjs"))
+            .arg(script)
+            .arg("sse")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Self(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "server-everything (sse) never listened"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+}
+
+impl Drop for SseServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_legacy_sse_server_from_the_config_is_called_and_one_that_is_down_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    write_config(
+        dir.path(),
+        &format!("[mcp_servers.old]\ntype = \"sse\"\nurl = \"http://127.0.0.1:{port}/sse\"\n"),
+    );
+    toolhost(dir.path())
+        .arg("tools")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning: the MCP server 'old'"))
+        .stderr(predicate::str::contains("cannot connect to"));
+
+    let _server = SseServer::start(port);
+    toolhost(dir.path())
+        .args([
+            "call",
+            "mcp__old__echo",
+            r#"{"message": "over sse"}"#,
+            "--yes",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Echo: over sse"));
 }
 
 #[test]

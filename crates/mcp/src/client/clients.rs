@@ -4,14 +4,16 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 use toolhost_core::{RegistryError, Tool, ToolRegistry, ToolSpec};
 
-use super::config::McpServerConfig;
-use super::connection::ServerConnection;
+use super::config::{McpServerConfig, McpTransport};
+use super::connection::{MAX_RESTART_BACKOFF, ServerConnection};
 use super::convert;
 use super::naming::ToolNamer;
 use super::tool::McpTool;
@@ -58,29 +60,41 @@ impl McpStartReport {
     }
 }
 
+/// The first wait before starting again a server that failed at start-up; it doubles after
+/// each failure, up to [`MAX_RESTART_BACKOFF`].
+pub const FIRST_START_RETRY: Duration = Duration::from_secs(1);
+
 type ToolFilter = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
 
 /// The MCP servers of a session and their tools.
 pub struct McpClients {
-    servers: Vec<Arc<ServerConnection>>,
+    /// The servers that started.
+    servers: Mutex<Vec<Arc<ServerConnection>>>,
+    /// The servers that did not start and are not `required`: [`Self::keep_in_sync`] tries
+    /// them again.
+    failed: Mutex<Vec<Arc<ServerConnection>>>,
     namer: Mutex<ToolNamer>,
     /// The current tools of each server, by server name.
     tools: Mutex<BTreeMap<String, Vec<Arc<McpTool>>>>,
+    /// Cancelled by [`Self::shutdown`]: ends the retries.
+    stopping: CancellationToken,
 }
 
 impl McpClients {
     /// No servers.
     pub fn empty() -> Self {
         Self {
-            servers: Vec::new(),
+            servers: Mutex::default(),
+            failed: Mutex::default(),
             namer: Mutex::new(ToolNamer::new()),
             tools: Mutex::new(BTreeMap::new()),
+            stopping: CancellationToken::new(),
         }
     }
 
     /// Starts every enabled server at once, each within its `startup_timeout`; stdio servers
     /// run in `workspace` unless their `cwd` says otherwise. A server that fails is reported
-    /// and left out; it is not retried until [`Self::start`] runs again.
+    /// and left out; only [`Self::keep_in_sync`] (for long-running commands) tries it again.
     pub async fn start(
         configs: impl IntoIterator<Item = McpServerConfig>,
         workspace: &Path,
@@ -117,20 +131,32 @@ impl McpClients {
             });
         }
         let mut started = Vec::new();
+        let mut failed = Vec::new();
         while let Some(joined) = starting.join_next().await {
             let Ok((server, listed)) = joined else {
                 continue;
             };
             match listed {
                 Ok(tools) => started.push((server, tools)),
-                Err(message) => report.failures.push(McpServerFailure {
-                    server: server.config.name.clone(),
-                    origin: server.config.origin.clone(),
-                    required: server.config.required,
-                    message,
-                }),
+                Err(message) => {
+                    report.failures.push(McpServerFailure {
+                        server: server.config.name.clone(),
+                        origin: server.config.origin.clone(),
+                        required: server.config.required,
+                        message,
+                    });
+                    // Waiting fixes neither a configuration problem (a variable not set) nor a
+                    // built-in provider that fails (a bug).
+                    if !server.config.required
+                        && server.config.problem.is_none()
+                        && !matches!(server.config.transport, McpTransport::InProcess)
+                    {
+                        failed.push(server);
+                    }
+                }
             }
         }
+        failed.sort_by(|a, b| a.config.name.cmp(&b.config.name));
         // Name tools in configuration order, so that collisions resolve the same way each time.
         started.sort_by(|(a, _), (b, _)| a.config.name.cmp(&b.config.name));
         report.failures.sort_by(|a, b| a.server.cmp(&b.server));
@@ -148,7 +174,12 @@ impl McpClients {
                 .insert(server.config.name.clone(), tools);
             servers.push(server);
         }
-        (Arc::new(Self { servers, ..clients }), report)
+        let clients = Self {
+            servers: Mutex::new(servers),
+            failed: Mutex::new(failed),
+            ..clients
+        };
+        (Arc::new(clients), report)
     }
 
     fn make_tools(&self, server: &Arc<ServerConnection>, listed: &[Value]) -> Vec<Arc<McpTool>> {
@@ -167,6 +198,8 @@ impl McpClients {
     /// The names of the started servers.
     pub fn server_names(&self) -> Vec<String> {
         self.servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
             .iter()
             .map(|server| server.config.name.clone())
             .collect()
@@ -193,31 +226,58 @@ impl McpClients {
             .collect()
     }
 
-    /// Keeps `registry` in step with the servers: on `tools/list_changed` (or after a
-    /// restart) a server's tools are listed again, and its tools in `registry` replaced by
-    /// those that `keep` accepts. Runs until the clients are dropped.
+    /// Keeps `registry` in step with the servers, for a long-running command: on
+    /// `tools/list_changed` (or after a restart) a server's tools are listed again, and its
+    /// tools in `registry` replaced by those that `keep` accepts. A server that failed at
+    /// start-up (and is not `required`) is started again in the background, after
+    /// [`FIRST_START_RETRY`], then twice as long after each failure up to
+    /// [`MAX_RESTART_BACKOFF`]; once it starts, its tools join `registry`. Runs until the
+    /// clients are shut down or dropped.
     pub fn keep_in_sync(
         self: &Arc<Self>,
         registry: Arc<ToolRegistry>,
         keep: impl Fn(&ToolSpec) -> bool + Send + Sync + 'static,
     ) {
         let keep: ToolFilter = Arc::new(keep);
-        for server in &self.servers {
-            let clients = Arc::downgrade(self);
-            let server = Arc::clone(server);
-            let registry = Arc::clone(&registry);
-            let keep = Arc::clone(&keep);
-            let changed = Arc::clone(&server.events.tools_changed);
-            tokio::spawn(async move {
-                loop {
-                    changed.notified().await;
-                    let Some(clients) = clients.upgrade() else {
-                        return;
-                    };
-                    clients.relist(&server, &registry, &keep).await;
-                }
-            });
+        let servers = self
+            .servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for server in servers {
+            self.follow(server, Arc::clone(&registry), Arc::clone(&keep));
         }
+        let failed =
+            std::mem::take(&mut *self.failed.lock().unwrap_or_else(PoisonError::into_inner));
+        for server in failed {
+            tokio::spawn(retry_start(
+                Arc::downgrade(self),
+                server,
+                Arc::clone(&registry),
+                Arc::clone(&keep),
+                self.stopping.clone(),
+            ));
+        }
+    }
+
+    /// Lists `server`'s tools again whenever it says they changed.
+    fn follow(
+        self: &Arc<Self>,
+        server: Arc<ServerConnection>,
+        registry: Arc<ToolRegistry>,
+        keep: ToolFilter,
+    ) {
+        let clients = Arc::downgrade(self);
+        let changed = Arc::clone(&server.events.tools_changed);
+        tokio::spawn(async move {
+            loop {
+                changed.notified().await;
+                let Some(clients) = clients.upgrade() else {
+                    return;
+                };
+                clients.relist(&server, &registry, &keep).await;
+            }
+        });
     }
 
     async fn relist(
@@ -226,15 +286,34 @@ impl McpClients {
         registry: &ToolRegistry,
         keep: &ToolFilter,
     ) {
-        let name = &server.config.name;
         let listed = match server.list_tools_now().await {
             Ok(listed) => listed,
             Err(error) => {
-                tracing::warn!(server = %name, "cannot list the MCP server's tools again: {error}");
+                tracing::warn!(
+                    server = %server.config.name,
+                    "cannot list the MCP server's tools again: {error}"
+                );
                 return;
             }
         };
-        let tools = self.make_tools(server, &listed);
+        self.replace_tools(server, &listed, registry, keep);
+        tracing::info!(
+            server = %server.config.name,
+            tools = listed.len(),
+            "MCP tools listed again"
+        );
+    }
+
+    /// Puts `listed` in `registry` in place of the server's previous tools.
+    fn replace_tools(
+        &self,
+        server: &Arc<ServerConnection>,
+        listed: &[Value],
+        registry: &ToolRegistry,
+        keep: &ToolFilter,
+    ) {
+        let name = &server.config.name;
+        let tools = self.make_tools(server, listed);
         let old = self
             .tools
             .lock()
@@ -249,14 +328,87 @@ impl McpClients {
                 tracing::warn!(server = %name, "an MCP tool is refused: {error}");
             }
         }
-        tracing::info!(server = %name, tools = tools.len(), "MCP tools listed again");
     }
 
-    /// Stops every server.
+    /// Stops every server, and the retries of those that failed.
     pub async fn shutdown(&self) {
-        for server in &self.servers {
+        self.stopping.cancel();
+        let servers = self
+            .servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for server in servers {
             server.shutdown().await;
         }
+    }
+}
+
+/// Starts a server that failed at start-up again and again, with backoff, until it starts
+/// (then its tools join `registry`) or the clients stop.
+async fn retry_start(
+    clients: Weak<McpClients>,
+    server: Arc<ServerConnection>,
+    registry: Arc<ToolRegistry>,
+    keep: ToolFilter,
+    stopping: CancellationToken,
+) {
+    let name = server.config.name.clone();
+    let mut wait = FIRST_START_RETRY;
+    for attempt in 1.. {
+        if clients.strong_count() == 0 {
+            return;
+        }
+        let started = tokio::select! {
+            () = stopping.cancelled() => return,
+            started = async {
+                tokio::time::sleep(wait).await;
+                server.start().await
+            } => started,
+        };
+        let listed = match started {
+            Ok(listed) => listed,
+            Err(error) => {
+                wait = (wait * 2).min(MAX_RESTART_BACKOFF);
+                tracing::info!(
+                    server = %name,
+                    "the MCP server still does not start ({error}); next try in {}s",
+                    wait.as_secs()
+                );
+                continue;
+            }
+        };
+        let Some(clients) = clients.upgrade() else {
+            server.shutdown().await;
+            return;
+        };
+        // Under the lock that `shutdown` takes after cancelling: either it sees this server,
+        // or this sees that it is stopping.
+        let adopted = {
+            let mut servers = clients
+                .servers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let stopped = stopping.is_cancelled();
+            if !stopped {
+                servers.push(Arc::clone(&server));
+            }
+            !stopped
+        };
+        if !adopted {
+            server.shutdown().await;
+            return;
+        }
+        clients.replace_tools(&server, &listed, &registry, &keep);
+        clients.follow(server, registry, keep);
+        // The counterpart of the warning that it did not start, hence as visible.
+        tracing::warn!(
+            server = %name,
+            tools = listed.len(),
+            "the MCP server started on try {}; its tools are added",
+            attempt + 1
+        );
+        return;
     }
 }
 

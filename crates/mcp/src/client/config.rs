@@ -86,10 +86,12 @@ pub enum McpTransport {
         /// The environment variable holding a bearer token.
         bearer_token_env: Option<String>,
     },
-    /// The legacy HTTP+SSE transport (protocol 2024-11-05). rmcp 3.11 has no client for it:
-    /// such a server is reported as unsupported when the servers start.
+    /// The legacy HTTP+SSE transport (protocol 2024-11-05), spoken by toolhost's own client
+    /// (rmcp 3.11 has none): a `GET` of `url` opens the event stream, whose `endpoint` event
+    /// names where messages are `POST`ed, on the same origin. The stream closing counts as the
+    /// server stopping: the next call connects again.
     Sse {
-        /// The SSE endpoint.
+        /// The SSE endpoint (`http://` or `https://`), such as `http://localhost:3001/sse`.
         url: String,
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,

@@ -1,5 +1,5 @@
-//! One connection to one configured server: start (stdio through `toolhost-exec`, or
-//! Streamable HTTP), `tools/list`, `tools/call` with progress, cancellation and the tool
+//! One connection to one configured server: start (stdio through `toolhost-exec`, Streamable
+//! HTTP, or legacy SSE), `tools/list`, `tools/call` with progress, cancellation and the tool
 //! timeout, and restarting a server that stopped, with backoff.
 
 use std::collections::HashMap;
@@ -26,6 +26,7 @@ use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 use super::config::{McpServerConfig, McpTransport};
 use super::convert;
 use super::events::{ClientEvents, ProgressRoute, StderrTail, token_key};
+use super::sse::SseClientTransport;
 use crate::McpServer;
 use crate::provider::{McpProvider, provider_registry};
 
@@ -156,7 +157,10 @@ impl ServerConnection {
 
     async fn connect_in_time(&self) -> Result<Session, String> {
         let timeout = self.config.startup_timeout;
-        match tokio::time::timeout(timeout, self.connect()).await {
+        // A transport that waits for something in particular gets the same deadline: its
+        // own message, polled first, then says what was missing.
+        let deadline = Instant::now() + timeout;
+        match tokio::time::timeout_at(deadline, self.connect(deadline)).await {
             Ok(Ok(session)) => Ok(session),
             Ok(Err(error)) => Err(format!("{error}{}", self.stderr.describe())),
             Err(_) => Err(format!(
@@ -167,7 +171,7 @@ impl ServerConnection {
         }
     }
 
-    async fn connect(&self) -> Result<Session, String> {
+    async fn connect(&self, deadline: Instant) -> Result<Session, String> {
         if let Some(problem) = &self.config.problem {
             return Err(problem.clone());
         }
@@ -284,11 +288,20 @@ impl ServerConnection {
                     group: None,
                 })
             }
-            McpTransport::Sse { url, .. } => Err(format!(
-                "{url} uses the legacy SSE transport, which toolhost's MCP client (rmcp 3.11) \
-                 does not speak; if the server also serves Streamable HTTP, configure that \
-                 endpoint with type = \"http\""
-            )),
+            McpTransport::Sse { url, headers } => {
+                let timeout = self.config.startup_timeout;
+                let transport =
+                    SseClientTransport::connect(self.name(), url, headers, deadline, timeout)
+                        .await?;
+                let service = events
+                    .serve(transport)
+                    .await
+                    .map_err(|error| format!("the MCP handshake over SSE failed: {error}"))?;
+                Ok(Session {
+                    service,
+                    group: None,
+                })
+            }
         }
     }
 

@@ -7,6 +7,9 @@
 //! becomes an [`McpTool`] that goes through the registry's one pipeline. A call forwards
 //! progress notifications to `on_update`, sends `notifications/cancelled` when the call is
 //! cancelled or runs past `tool_timeout`, and restarts a server that stopped (with backoff).
+//! Servers speak stdio, Streamable HTTP, or the legacy HTTP+SSE transport (toolhost's own
+//! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also starts again, with
+//! backoff, the servers that failed at start-up.
 
 mod clients;
 pub mod config;
@@ -14,9 +17,10 @@ mod connection;
 pub mod convert;
 mod events;
 pub mod naming;
+mod sse;
 mod tool;
 
-pub use clients::{McpClients, McpServerFailure, McpStartReport};
+pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
 };
