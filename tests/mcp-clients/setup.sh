@@ -9,6 +9,12 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${TOOLHOST_CACHE:-$HOME/.cache/toolhost}"
 
+# The HTTPS tests make their certificates with the openssl command (Debian's package).
+if ! command -v openssl >/dev/null; then
+    echo "-- installing openssl from Debian's packages" >&2
+    apt-get update -qq >&2 && apt-get install -y -qq openssl >&2
+fi
+
 # Pinned; reinstalled only when the pins change.
 python_packages="mcp==2.3.0 mcp-server-git==2026.10.19"
 venv="$cache/venv"

@@ -252,7 +252,7 @@ impl ServerConnection {
                 let service = events
                     .serve(transport)
                     .await
-                    .map_err(|error| format!("cannot connect to {url}: {error}"))?;
+                    .map_err(|error| connect_error(url, &error))?;
                 Ok(Session {
                     service,
                     group: None,
@@ -465,6 +465,26 @@ fn backoff(failures: u32) -> Duration {
         return Duration::ZERO;
     }
     Duration::from_secs(1u64 << (failures - 2).min(16)).min(MAX_RESTART_BACKOFF)
+}
+
+/// Why a Streamable HTTP server could not be reached, with the cause rmcp's message leaves
+/// out (the transport error holds it several sources down: refused, a certificate …).
+fn connect_error(url: &str, error: &rmcp::service::ClientInitializeError) -> String {
+    match error {
+        rmcp::service::ClientInitializeError::TransportError { error, context } => {
+            use rmcp::transport::streamable_http_client::StreamableHttpError;
+            // rmcp's `Client` variant does not declare reqwest's error as its source.
+            let reason = match error
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+            {
+                Some(StreamableHttpError::Client(client)) => super::sse::chain(client),
+                _ => super::sse::chain(error.error.as_ref()),
+            };
+            format!("cannot connect to {url}: {reason} (when {context})")
+        }
+        other => format!("cannot connect to {url}: {other}"),
+    }
 }
 
 #[cfg(test)]

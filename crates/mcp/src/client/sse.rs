@@ -256,15 +256,18 @@ async fn excerpt(response: reqwest::Response) -> String {
     cut
 }
 
-/// An error and its causes: reqwest's own message rarely says more than "error sending
-/// request", the cause ("Connection refused") is in its sources.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
+/// An error and its causes, each message once: reqwest's own message rarely says more than
+/// "error sending request", the cause ("Connection refused", a certificate that does not
+/// verify) is in its sources, and wrappers often repeat their cause's text.
+pub(super) fn chain(error: &dyn std::error::Error) -> String {
+    let mut parts = vec![error.to_string()];
     let mut source = error.source();
     while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
+        let text = cause.to_string();
+        if !parts.iter().any(|part| part.contains(&text)) {
+            parts.push(text);
+        }
         source = cause.source();
     }
-    text
+    parts.join(": ")
 }
