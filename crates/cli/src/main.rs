@@ -67,11 +67,21 @@ fn main() -> ExitCode {
     init_logging();
     match run(cli) {
         Ok(code) => code,
+        // The reader of stdout went away (`toolhost call … | head`): nothing to report to it.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

@@ -139,3 +139,32 @@ fn doctor_reports_the_sandbox_the_shell_and_the_tools() {
     );
     assert!(line("workspace").contains(&dir.path().canonicalize().unwrap().display().to_string()));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_call_quietly() {
+    use std::io::Read as _;
+    let dir = tempfile::tempdir().unwrap();
+    let line = "x".repeat(200);
+    let text: String = (0..1500).map(|_| format!("{line}\n")).collect();
+    std::fs::write(dir.path().join("big.txt"), text).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolhost"))
+        .arg("--workspace")
+        .arg(dir.path())
+        .args(["call", "Read", r#"{"path": "big.txt"}"#])
+        .env("HOME", dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -c 100`: read a little of the ~300 KB result, then close the pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut start = [0u8; 100];
+    stdout.read_exact(&mut start).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(String::from_utf8_lossy(&start).contains("xxxx"));
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+}

@@ -60,19 +60,23 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
         .execute_with("cli-call", &args.tool, arguments, options)
         .await;
 
+    // `write!`, not `print!`: a reader that stops early (`| head`) is an error to return, not
+    // a panic.
+    let mut stdout = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&result)?)?;
     } else {
         let text = render_content(&result.content);
         if result.is_error {
             eprintln!("{text}");
         } else {
-            print!("{text}");
+            write!(stdout, "{text}")?;
             if !text.ends_with('\n') {
-                println!();
+                writeln!(stdout)?;
             }
         }
     }
+    stdout.flush()?;
     Ok(if result.is_error {
         ExitCode::FAILURE
     } else {

@@ -1,5 +1,6 @@
 //! `toolhost tools`: the registry as a table or as definitions in a provider's shape.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -42,7 +43,10 @@ pub fn run(
         ToolsFormat::Anthropic => definitions(registry, DefinitionFormat::Anthropic)?,
         ToolsFormat::Mcp => definitions(registry, DefinitionFormat::Mcp)?,
     };
-    println!("{output}");
+    // A reader that stops early (`| head`) is an error to return, not a panic.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{output}")?;
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
