@@ -5,7 +5,7 @@
 //! pass such as `tail -n +K`. Memory stays at one chunk per thread (plus one counter per
 //! chunk), whatever the file's size. A file that fits in one chunk — nearly every file a
 //! model reads — is scanned on the calling thread with a buffer of its own size: starting a
-//! thread and zeroing a 2 MiB buffer would cost a small Read ~1 M instructions.
+//! thread and zeroing a chunk-sized buffer would cost a small Read ~1 M instructions.
 
 use std::fs::File;
 use std::io;
@@ -14,8 +14,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The size of the pieces a scan reads.
-pub const SCAN_CHUNK_BYTES: usize = 2 << 20;
+/// The size of the pieces a scan reads: small enough that the count reads the bytes the copy
+/// out of the page cache has just left in the core's L2 cache. Measured on a 1 GB file
+/// (2 threads, 2 MiB L2 per core): 256 KiB scans ~20% faster than 2 MiB, and 64 KiB starts to
+/// pay for its extra system calls.
+pub const SCAN_CHUNK_BYTES: usize = 256 << 10;
 
 /// The threads one scan uses at most.
 const MAX_SCAN_THREADS: usize = 8;
