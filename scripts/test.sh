@@ -8,6 +8,18 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolhost/target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
+# Cargo does not rebuild a workspace crate when the clone moves, but tests keep the path they
+# were built at (`env!("CARGO_MANIFEST_DIR")`: insta's snapshot folder, fixtures). A build
+# folder shared by clones at different paths gets this workspace's crates rebuilt (the
+# dependencies, the slow part, stay).
+mkdir -p "$CARGO_TARGET_DIR"
+if [ "$(cat "$CARGO_TARGET_DIR/.toolhost-clone" 2>/dev/null)" != "$PWD" ]; then
+    for crate in crates/*/Cargo.toml; do
+        cargo clean --quiet -p "$(sed -n 's/^name = "\(.*\)"/\1/p' "$crate" | head -n 1)"
+    done
+    echo "$PWD" > "$CARGO_TARGET_DIR/.toolhost-clone"
+fi
+
 echo "== installing the MCP SDKs and reference servers the tests use (idempotent)"
 eval "$(tests/mcp-clients/setup.sh)"
 
