@@ -60,23 +60,29 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
         .execute_with("cli-call", &args.tool, arguments, options)
         .await;
 
-    // `write!`, not `print!`: a reader that stops early (`| head`) is an error to return, not
-    // a panic.
-    let mut stdout = std::io::stdout().lock();
-    if args.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&result)?)?;
+    let output = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&result)?)
     } else {
         let text = render_content(&result.content);
         if result.is_error {
             eprintln!("{text}");
+            String::new()
+        } else if text.ends_with('\n') {
+            text
         } else {
-            write!(stdout, "{text}")?;
-            if !text.ends_with('\n') {
-                writeln!(stdout)?;
-            }
+            text + "\n"
         }
+    };
+    // `write!`, not `print!`, which panics when the reader stops early (`| head`); the exit
+    // status still says whether the call failed.
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(output.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => return Err(error.into()),
+        _ => {}
     }
-    stdout.flush()?;
     Ok(if result.is_error {
         ExitCode::FAILURE
     } else {
