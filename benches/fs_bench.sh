@@ -139,7 +139,7 @@ measure tail_head "" "tail -n +$K $GB_FILE | head -n 2000"
 
 WORK="$BIG/hundred_mb.txt"
 EDIT_ARGS='{"path":"hundred_mb.txt","old_string":"row 000600000 ","new_string":"ROW 000600000 "}'
-measure edit_unique "cp $MB_FILE $WORK" "$(printf "%q --workspace %q call Edit %q" "$BIN" "$BIG" "$EDIT_ARGS")"
+measure edit_unique "cp $MB_FILE $WORK" "$(printf "%q --workspace %q call Edit %q --yes" "$BIN" "$BIG" "$EDIT_ARGS")"
 measure sed_inplace "cp $MB_FILE $WORK" "sed -i 's/row 000600000 /ROW 000600000 /' $WORK"
 
 # Memory of the Read window: the maximum resident set size, when GNU time is there.
