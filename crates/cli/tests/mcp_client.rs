@@ -394,3 +394,72 @@ fn the_built_in_toolhost_provider_reports_the_workspace_and_the_tools() {
             " Read, Write, mcp__toolhost__status)",
         ));
 }
+
+/// Whether `pid` is still running (a zombie waiting for its parent counts as gone).
+fn is_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn serve_stops_its_stdio_servers_and_their_helpers_when_the_client_disconnects() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("helper.pid");
+    let stopped = dir.path().join("helper.stopped");
+    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    // A server that leaves a helper behind in its process group: the shell execs into the
+    // server, the helper stays. The helper notes a SIGTERM, which only a graceful stop sends
+    // (a process that exits without stopping its servers at best SIGKILLs them).
+    let shell = format!(
+        "(trap 'echo stopped > \"{stopped}\"; exit 0' TERM; sleep 300 & wait) & \
+         echo $! > '{pids}'; exec '{node}' '{script}' stdio",
+        stopped = stopped.display(),
+        pids = pid_file.display(),
+        node = node(),
+        script = script.display(),
+    );
+    write_config(
+        dir.path(),
+        &format!("[mcp_servers.grouped]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {shell:?}]\n"),
+    );
+    let mut server = ServeProcess::start(dir.path(), &[]);
+    server.initialize();
+    let names = server.tool_names(1);
+    assert!(
+        names.contains(&"mcp__grouped__echo".to_owned()),
+        "{names:?}"
+    );
+    let helper: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(is_running(helper), "the helper runs while the server does");
+
+    let status = server.close_stdin_and_wait(Duration::from_secs(20));
+    assert!(
+        status.is_some_and(|status| status.success()),
+        "serve did not end well on EOF: {status:?}"
+    );
+    // serve stops the server's group before it exits; a moment for the kernel to reap.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while is_running(helper) {
+        if Instant::now() > deadline {
+            // Not left behind for the next test run, whatever the outcome.
+            let _ = std::process::Command::new("kill")
+                .arg(helper.to_string())
+                .status();
+            panic!("the server's helper {helper} outlived toolhost serve");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&stopped).unwrap_or_default().trim(),
+        "stopped",
+        "the helper was not stopped gracefully (SIGTERM first)"
+    );
+}

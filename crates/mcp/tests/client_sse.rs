@@ -87,6 +87,7 @@ fn sse_config(name: &str, url: String) -> McpServerConfig {
         McpTransport::Sse {
             url,
             headers: Default::default(),
+            bearer_token_env: None,
         },
     )
 }

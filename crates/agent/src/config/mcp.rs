@@ -114,6 +114,7 @@ pub(super) fn server_config(
         (Some("sse"), None, Some(url)) => McpTransport::Sse {
             url: expand(url),
             headers: expand_map(file.headers, &mut expand),
+            bearer_token_env: file.bearer_token_env,
         },
         (_, Some(_), Some(_)) => {
             return Err(format!(
@@ -276,6 +277,33 @@ mod tests {
                 url: "https://x/mcp".into(),
                 headers: [("Authorization".to_owned(), "Bearer secret".to_owned())].into(),
                 bearer_token_env: None,
+            }
+        );
+    }
+
+    #[test]
+    fn an_sse_entry_keeps_its_bearer_token_env() {
+        let file = FileMcpServer {
+            kind: Some("sse".into()),
+            url: Some("http://h/sse".into()),
+            bearer_token_env: Some("LEGACY_TOKEN".into()),
+            ..FileMcpServer::default()
+        };
+        let config = server_config(
+            "old",
+            "mcp_servers.old",
+            file,
+            "o".into(),
+            Path::new("/w"),
+            &lookup,
+        )
+        .unwrap();
+        assert_eq!(
+            config.transport,
+            McpTransport::Sse {
+                url: "http://h/sse".into(),
+                headers: BTreeMap::new(),
+                bearer_token_env: Some("LEGACY_TOKEN".into()),
             }
         );
     }

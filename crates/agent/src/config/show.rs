@@ -204,16 +204,17 @@ fn server_values(out: &mut String, server: &McpServerConfig) {
             url,
             headers,
             bearer_token_env,
+        }
+        | McpTransport::Sse {
+            url,
+            headers,
+            bearer_token_env,
         } => {
             let _ = writeln!(out, "url = {}", quote(url));
             let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
             if let Some(variable) = bearer_token_env {
                 let _ = writeln!(out, "bearer_token_env = {}", quote(variable));
             }
-        }
-        McpTransport::Sse { url, headers } => {
-            let _ = writeln!(out, "url = {}", quote(url));
-            let _ = writeln!(out, "headers = {}", hidden(headers.keys().collect()));
         }
         // Built-in providers are not configuration: nothing to show.
         McpTransport::InProcess => {}

@@ -100,13 +100,22 @@ async fn serve(
     mcp.keep_in_sync(Arc::clone(&registry), move |spec| keep(spec));
     tokio::spawn(reload_custom_tools(custom, Arc::clone(&registry), served));
     let server = McpServer::new(registry).with_prompts(prompts);
+    let served = serve_transport(server, args).await;
+    // Stdio servers are stopped gracefully with their process groups, and the retries of
+    // those that failed end, however serving ended.
+    mcp.shutdown().await;
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
 
+/// Serves on stdio until the client disconnects, or on HTTP until interrupted.
+async fn serve_transport(server: McpServer, args: ServeArgs) -> anyhow::Result<()> {
     let Some(bind) = args.http else {
         tokio::select! {
             served = server.serve_stdio() => served?,
             () = interrupted() => {}
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(());
     };
     let bearer_token = match &args.token_env {
         Some(variable) => Some(std::env::var(variable).with_context(|| {
@@ -130,7 +139,7 @@ async fn serve(
         stop.cancel();
     });
     http.run(shutdown).await?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Whether a tool may be served: the agent is offered it and, in plan mode, it is read-only.

@@ -22,7 +22,8 @@ pub fn toolhost(workspace: &Path) -> Command {
 /// A live `toolhost … serve` process on stdio, driven with JSON-RPC lines.
 pub struct ServeProcess {
     child: std::process::Child,
-    stdin: std::process::ChildStdin,
+    /// `None` once closed.
+    stdin: Option<std::process::ChildStdin>,
     messages: std::sync::mpsc::Receiver<serde_json::Value>,
 }
 
@@ -59,7 +60,7 @@ impl ServeProcess {
         });
         Self {
             child,
-            stdin,
+            stdin: Some(stdin),
             messages,
         }
     }
@@ -72,8 +73,26 @@ impl ServeProcess {
     /// Sends one JSON-RPC message.
     pub fn send(&mut self, message: serde_json::Value) {
         use std::io::Write as _;
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Closes stdin (the client disconnects) and waits up to `within` for the server to exit;
+    /// `None` if it did not.
+    pub fn close_stdin_and_wait(
+        &mut self,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        self.stdin = None;
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        None
     }
 
     /// `initialize` and `notifications/initialized`, as a client without elicitation.

@@ -74,6 +74,12 @@ impl ProcessGroup {
         !matches!(killpg(self.id, None), Err(Errno::ESRCH))
     }
 
+    /// SIGKILL to every member at once, without waiting: for a caller that cannot wait (a
+    /// `Drop`), where [`stop`](Self::stop) is the graceful way.
+    pub fn kill(self) {
+        self.signal(Signal::SIGKILL);
+    }
+
     fn signal(self, signal: Signal) {
         // ESRCH (nobody left) is the outcome we want; nothing else can fail for our own group.
         let _ = killpg(self.id, signal);

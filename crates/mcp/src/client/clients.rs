@@ -2,13 +2,12 @@
 //! step with `tools/list_changed`, stopped together.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::task::JoinSet;
+use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use toolhost_core::{RegistryError, Tool, ToolRegistry, ToolSpec};
 
@@ -16,49 +15,9 @@ use super::config::{McpServerConfig, McpTransport};
 use super::connection::{MAX_RESTART_BACKOFF, ServerConnection};
 use super::convert;
 use super::naming::ToolNamer;
+pub use super::report::{McpServerFailure, McpStartReport};
 use super::tool::McpTool;
 use crate::provider::McpProvider;
-
-/// A server that did not start.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct McpServerFailure {
-    /// The configured name.
-    pub server: String,
-    /// Where it was configured (`path:line`).
-    pub origin: String,
-    /// Whether it was `required`: then the command must stop.
-    pub required: bool,
-    /// What went wrong, with the end of its stderr for a stdio server.
-    pub message: String,
-}
-
-impl fmt::Display for McpServerFailure {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            formatter,
-            "the MCP server '{}' ({}) did not start: {}",
-            self.server, self.origin, self.message
-        )
-    }
-}
-
-/// What [`McpClients::start`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct McpStartReport {
-    /// The servers that started, with how many tools each gave.
-    pub started: Vec<(String, usize)>,
-    /// The servers that did not.
-    pub failures: Vec<McpServerFailure>,
-    /// The servers skipped because `enabled = false`.
-    pub disabled: Vec<String>,
-}
-
-impl McpStartReport {
-    /// The first failure of a `required` server.
-    pub fn required_failure(&self) -> Option<&McpServerFailure> {
-        self.failures.iter().find(|failure| failure.required)
-    }
-}
 
 /// The first wait before starting again a server that failed at start-up; it doubles after
 /// each failure, up to [`MAX_RESTART_BACKOFF`].
@@ -78,6 +37,8 @@ pub struct McpClients {
     tools: Mutex<BTreeMap<String, Vec<Arc<McpTool>>>>,
     /// Cancelled by [`Self::shutdown`]: ends the retries.
     stopping: CancellationToken,
+    /// The tasks that retry servers that failed at start-up; [`Self::shutdown`] waits for them.
+    retries: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl McpClients {
@@ -89,6 +50,7 @@ impl McpClients {
             namer: Mutex::new(ToolNamer::new()),
             tools: Mutex::new(BTreeMap::new()),
             stopping: CancellationToken::new(),
+            retries: Mutex::default(),
         }
     }
 
@@ -157,7 +119,9 @@ impl McpClients {
             }
         }
         failed.sort_by(|a, b| a.config.name.cmp(&b.config.name));
-        // Name tools in configuration order, so that collisions resolve the same way each time.
+        // Name tools server by server in the order of the servers' names (not the order in
+        // which they answered), so that collisions resolve the same way each time. A server
+        // that starts later, on a retry, names its tools after all of these.
         started.sort_by(|(a, _), (b, _)| a.config.name.cmp(&b.config.name));
         report.failures.sort_by(|a, b| a.server.cmp(&b.server));
         let clients = Self::empty();
@@ -249,14 +213,15 @@ impl McpClients {
         }
         let failed =
             std::mem::take(&mut *self.failed.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut retries = self.retries.lock().unwrap_or_else(PoisonError::into_inner);
         for server in failed {
-            tokio::spawn(retry_start(
+            retries.push(tokio::spawn(retry_start(
                 Arc::downgrade(self),
                 server,
                 Arc::clone(&registry),
                 Arc::clone(&keep),
                 self.stopping.clone(),
-            ));
+            )));
         }
     }
 
@@ -269,9 +234,13 @@ impl McpClients {
     ) {
         let clients = Arc::downgrade(self);
         let changed = Arc::clone(&server.events.tools_changed);
+        let stopping = self.stopping.clone();
         tokio::spawn(async move {
             loop {
-                changed.notified().await;
+                tokio::select! {
+                    () = changed.notified() => {}
+                    () = stopping.cancelled() => return,
+                }
                 let Some(clients) = clients.upgrade() else {
                     return;
                 };
@@ -330,7 +299,8 @@ impl McpClients {
         }
     }
 
-    /// Stops every server, and the retries of those that failed.
+    /// Stops every server for good (a later call is refused rather than starting it again),
+    /// and the retries of those that failed, waiting until a retry's server is stopped too.
     pub async fn shutdown(&self) {
         self.stopping.cancel();
         let servers = self
@@ -341,11 +311,17 @@ impl McpClients {
         for server in servers {
             server.shutdown().await;
         }
+        let retries =
+            std::mem::take(&mut *self.retries.lock().unwrap_or_else(PoisonError::into_inner));
+        for retry in retries {
+            let _ = retry.await;
+        }
     }
 }
 
 /// Starts a server that failed at start-up again and again, with backoff, until it starts
-/// (then its tools join `registry`) or the clients stop.
+/// (then its tools join `registry`) or the clients stop. A failed start leaves nothing
+/// running ([`ServerConnection::start`]); one that the shutdown interrupts is shut down.
 async fn retry_start(
     clients: Weak<McpClients>,
     server: Arc<ServerConnection>,
@@ -356,15 +332,21 @@ async fn retry_start(
     let name = server.config.name.clone();
     let mut wait = FIRST_START_RETRY;
     for attempt in 1.. {
+        tokio::select! {
+            () = stopping.cancelled() => return,
+            () = tokio::time::sleep(wait) => {}
+        }
+        // After the wait: clients dropped meanwhile (without a shutdown) start nothing more.
         if clients.strong_count() == 0 {
             return;
         }
         let started = tokio::select! {
-            () = stopping.cancelled() => return,
-            started = async {
-                tokio::time::sleep(wait).await;
-                server.start().await
-            } => started,
+            () = stopping.cancelled() => {
+                // The start in progress is dropped, which kills a stdio server's group.
+                server.shutdown().await;
+                return;
+            }
+            started = server.start() => started,
         };
         let listed = match started {
             Ok(listed) => listed,
@@ -424,5 +406,70 @@ fn register(registry: &ToolRegistry, tool: &Arc<McpTool>) -> Result<(), Registry
             registry.register(tool.with_spec(spec))
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[tokio::test]
+    async fn entries_that_no_retry_can_fix_are_reported_once_and_not_retried() {
+        let sse = |name: &str, url: &str, headers: &[(&str, &str)], token: Option<&str>| {
+            McpServerConfig::new(
+                name,
+                McpTransport::Sse {
+                    url: url.to_owned(),
+                    headers: headers
+                        .iter()
+                        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                        .collect(),
+                    bearer_token_env: token.map(str::to_owned),
+                },
+            )
+        };
+        let http = McpServerConfig::new(
+            "gopher",
+            McpTransport::Http {
+                url: "gopher://127.0.0.1/mcp".to_owned(),
+                headers: BTreeMap::new(),
+                bearer_token_env: None,
+            },
+        );
+        let configs = [
+            sse(
+                "header",
+                "http://127.0.0.1:9/sse",
+                &[("bad name", "x")],
+                None,
+            ),
+            sse(
+                "token",
+                "http://127.0.0.1:9/sse",
+                &[],
+                Some("TOOLHOST_TEST_SURELY_UNSET_TOKEN"),
+            ),
+            http,
+        ];
+        let workspace = std::env::temp_dir();
+        let (clients, report) = McpClients::start(configs, &workspace).await;
+        let messages: Vec<String> = report.failures.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(
+            messages[0].contains("not an http:// or https://"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("header name 'bad name'"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].contains("TOOLHOST_TEST_SURELY_UNSET_TOKEN is not set"),
+            "{messages:?}"
+        );
+        // `keep_in_sync` retries what is left in `failed`: nothing.
+        assert!(clients.failed.lock().unwrap().is_empty());
     }
 }

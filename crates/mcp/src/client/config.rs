@@ -95,6 +95,8 @@ pub enum McpTransport {
         url: String,
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
+        /// The environment variable holding a bearer token.
+        bearer_token_env: Option<String>,
     },
     /// A built-in provider of the same name, served in process
     /// ([`McpProvider`](crate::provider::McpProvider)); never read from a config file.
@@ -176,6 +178,7 @@ mod tests {
             McpTransport::Sse {
                 url: "http://x".into(),
                 headers: BTreeMap::new(),
+                bearer_token_env: None,
             },
         );
         assert!(config.allows_tool("a"));

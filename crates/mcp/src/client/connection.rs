@@ -2,9 +2,7 @@
 //! HTTP, or legacy SSE), `tools/list`, `tools/call` with progress, cancellation and the tool
 //! timeout, and restarting a server that stopped, with backoff.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
@@ -13,45 +11,35 @@ use rmcp::model::{
     ClientRequest, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RunningService, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::Value;
-use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use toolhost_core::{ToolContext, ToolError, ToolOutput};
-use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
 use super::config::{McpServerConfig, McpTransport};
 use super::convert;
 use super::events::{ClientEvents, ProgressRoute, StderrTail, token_key};
-use super::sse::SseClientTransport;
+use super::remote;
+use super::session::{self, Session};
 use crate::McpServer;
 use crate::provider::{McpProvider, provider_registry};
 
 /// The in-memory pipe between toolhost's client and a built-in provider, in bytes.
 const IN_PROCESS_PIPE_BYTES: usize = 64 * 1024;
 
-/// How long a failed start waits for the server's last words on stderr.
-const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);
-
 /// The longest wait before restarting a server that keeps stopping.
 pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(60);
 
-type Service = RunningService<RoleClient, ClientEvents>;
-
-/// A live session, and the process group of a stdio server.
-struct Session {
-    service: Service,
-    group: Option<ProcessGroup>,
-}
+pub(super) type Service = RunningService<RoleClient, ClientEvents>;
 
 struct State {
     session: Option<Session>,
     /// Stops since the last successful call; decides the backoff.
     consecutive_failures: u32,
     retry_at: Option<Instant>,
+    /// Set by [`ServerConnection::shutdown`]: the server is never started again.
+    closed: bool,
 }
 
 impl State {
@@ -64,7 +52,7 @@ impl State {
         };
         drop(session.service);
         if let Some(group) = session.group {
-            tokio::spawn(group.stop(KILL_GRACE_PERIOD));
+            tokio::spawn(group.stop());
         }
         self.consecutive_failures += 1;
         self.retry_at = Some(Instant::now() + backoff(self.consecutive_failures));
@@ -96,10 +84,15 @@ impl ServerConnection {
     }
 
     fn serving(
-        config: McpServerConfig,
+        mut config: McpServerConfig,
         provider: Option<Arc<dyn McpProvider>>,
         workspace: PathBuf,
     ) -> Self {
+        // What no retry can fix is a problem of the entry, reported once like a `${VAR}`
+        // that is not set.
+        if config.problem.is_none() {
+            config.problem = remote::config_problem(&config.transport);
+        }
         Self {
             config,
             provider,
@@ -108,6 +101,7 @@ impl ServerConnection {
                 session: None,
                 consecutive_failures: 0,
                 retry_at: None,
+                closed: false,
             }),
             events: ClientEvents {
                 progress: Arc::default(),
@@ -122,14 +116,31 @@ impl ServerConnection {
     }
 
     /// Starts the server and lists its tools (the JSON of each MCP `Tool` that passes the
-    /// filters), all within `startup_timeout`.
+    /// filters), all within `startup_timeout`. A server that fails, `tools/list` included, is
+    /// stopped with its process group: nothing of it is left running.
     pub(crate) async fn start(&self) -> Result<Vec<Value>, String> {
-        let mut state = self.state.lock().await;
+        if self.state.lock().await.closed {
+            return Err(self.closed_message());
+        }
         let session = self.connect_in_time().await?;
-        let peer = session.service.peer().clone();
-        state.session = Some(session);
-        drop(state);
-        self.list_tools(&peer).await
+        let listed = self.list_tools(session.service.peer()).await;
+        let mut state = self.state.lock().await;
+        if listed.is_err() || state.closed {
+            drop(state);
+            session.stop().await;
+            return listed.and_then(|_| Err(self.closed_message()));
+        }
+        if let Some(previous) = state.session.replace(session) {
+            tokio::spawn(previous.stop());
+        }
+        listed
+    }
+
+    fn closed_message(&self) -> String {
+        format!(
+            "the MCP server '{}' was shut down with its client; it is not started again",
+            self.name()
+        )
     }
 
     /// The server's tools that pass `enabled_tools` / `disabled_tools`, as JSON.
@@ -183,81 +194,18 @@ impl ServerConnection {
                 env,
                 cwd,
             } => {
-                let mut spec = ProcessSpec::new(command)
-                    .args(args)
-                    .without_timeout()
-                    .working_dir(cwd.clone().unwrap_or_else(|| self.workspace.clone()));
-                for (name, value) in env {
-                    spec = spec.env(name, value);
-                }
-                let prepared = spec
-                    .to_command()
-                    .map_err(|error| format!("cannot start '{command}': {error}"))?;
-                let (transport, stderr) = TokioChildProcess::builder(prepared.command)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|error| format!("cannot start '{command}': {error}"))?;
-                let group = transport.id().and_then(ProcessGroup::led_by_pid);
-                let reader = stderr.map(|stderr| {
-                    let tail = Arc::clone(&self.stderr);
-                    tokio::spawn(async move {
-                        let mut lines = tokio::io::BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            tail.push(line);
-                        }
-                    })
-                });
-                match events.serve(transport).await {
-                    Ok(service) => Ok(Session { service, group }),
-                    Err(error) => {
-                        if let Some(group) = group {
-                            tokio::spawn(group.stop(KILL_GRACE_PERIOD));
-                        }
-                        // A server that failed has usually said why on stderr just before.
-                        if let Some(reader) = reader {
-                            let _ = tokio::time::timeout(STDERR_SETTLE_TIME, reader).await;
-                        }
-                        Err(format!("the MCP handshake failed: {error}"))
-                    }
-                }
+                let cwd = cwd.as_ref().unwrap_or(&self.workspace);
+                session::start_stdio(events, command, args, env, cwd, &self.stderr).await
             }
             McpTransport::Http {
                 url,
                 headers,
                 bearer_token_env,
-            } => {
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                let mut custom = HashMap::new();
-                for (name, value) in headers {
-                    if name.eq_ignore_ascii_case("authorization")
-                        && let Some(token) = value.strip_prefix("Bearer ")
-                    {
-                        config = config.auth_header(token);
-                        continue;
-                    }
-                    let header = axum::http::HeaderName::try_from(name.as_str())
-                        .map_err(|error| format!("the header name '{name}': {error}"))?;
-                    let value = axum::http::HeaderValue::try_from(value.as_str())
-                        .map_err(|error| format!("the value of header '{name}': {error}"))?;
-                    custom.insert(header, value);
-                }
-                if let Some(variable) = bearer_token_env {
-                    let token = std::env::var(variable).map_err(|_| {
-                        format!("bearer_token_env: the environment variable {variable} is not set")
-                    })?;
-                    config = config.auth_header(token);
-                }
-                let transport =
-                    StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-                let service = events
-                    .serve(transport)
-                    .await
-                    .map_err(|error| connect_error(url, &error))?;
-                Ok(Session {
-                    service,
-                    group: None,
-                })
-            }
+            } => Ok(Session {
+                service: remote::connect_http(events, url, headers, bearer_token_env.as_deref())
+                    .await?,
+                group: None,
+            }),
             McpTransport::InProcess => {
                 let Some(provider) = &self.provider else {
                     return Err(format!(
@@ -288,20 +236,10 @@ impl ServerConnection {
                     group: None,
                 })
             }
-            McpTransport::Sse { url, headers } => {
-                let timeout = self.config.startup_timeout;
-                let transport =
-                    SseClientTransport::connect(self.name(), url, headers, deadline, timeout)
-                        .await?;
-                let service = events
-                    .serve(transport)
-                    .await
-                    .map_err(|error| format!("the MCP handshake over SSE failed: {error}"))?;
-                Ok(Session {
-                    service,
-                    group: None,
-                })
-            }
+            McpTransport::Sse { .. } => Ok(Session {
+                service: remote::connect_sse(events, &self.config, deadline).await?,
+                group: None,
+            }),
         }
     }
 
@@ -309,6 +247,9 @@ impl ServerConnection {
     /// stop, then after 1, 2, 4, … seconds while it keeps stopping).
     async fn peer(&self) -> Result<Peer<RoleClient>, ToolError> {
         let mut state = self.state.lock().await;
+        if state.closed {
+            return Err(ToolError::new(self.closed_message()));
+        }
         if let Some(session) = &state.session
             && !session.service.is_closed()
             && !session.service.peer().is_transport_closed()
@@ -437,16 +378,16 @@ impl ServerConnection {
         }
     }
 
-    /// Stops the session: a stdio server's process first (stdin closed, then SIGTERM, then
-    /// SIGKILL), then whatever is left of its process group.
+    /// Stops the session (see [`Session::stop`]) for good: a later call, `tools/list` or
+    /// start is refused instead of starting the server again.
     pub(crate) async fn shutdown(&self) {
-        let session = self.state.lock().await.session.take();
-        if let Some(Session { mut service, group }) = session {
-            let _ = service.close_with_timeout(Duration::from_secs(2)).await;
-            drop(service);
-            if let Some(group) = group {
-                group.stop(KILL_GRACE_PERIOD).await;
-            }
+        let session = {
+            let mut state = self.state.lock().await;
+            state.closed = true;
+            state.session.take()
+        };
+        if let Some(session) = session {
+            session.stop().await;
         }
     }
 }
@@ -465,26 +406,6 @@ fn backoff(failures: u32) -> Duration {
         return Duration::ZERO;
     }
     Duration::from_secs(1u64 << (failures - 2).min(16)).min(MAX_RESTART_BACKOFF)
-}
-
-/// Why a Streamable HTTP server could not be reached, with the cause rmcp's message leaves
-/// out (the transport error holds it several sources down: refused, a certificate …).
-fn connect_error(url: &str, error: &rmcp::service::ClientInitializeError) -> String {
-    match error {
-        rmcp::service::ClientInitializeError::TransportError { error, context } => {
-            use rmcp::transport::streamable_http_client::StreamableHttpError;
-            // rmcp's `Client` variant does not declare reqwest's error as its source.
-            let reason = match error
-                .error
-                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-            {
-                Some(StreamableHttpError::Client(client)) => super::sse::chain(client),
-                _ => super::sse::chain(error.error.as_ref()),
-            };
-            format!("cannot connect to {url}: {reason} (when {context})")
-        }
-        other => format!("cannot connect to {url}: {other}"),
-    }
 }
 
 #[cfg(test)]

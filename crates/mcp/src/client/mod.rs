@@ -17,6 +17,9 @@ mod connection;
 pub mod convert;
 mod events;
 pub mod naming;
+mod remote;
+mod report;
+mod session;
 mod sse;
 mod tool;
 
@@ -27,4 +30,5 @@ pub use config::{
 pub use connection::MAX_RESTART_BACKOFF;
 pub use events::STDERR_TAIL_LINES;
 pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
+pub use sse::MAX_SSE_EVENT_BYTES;
 pub use tool::McpTool;

@@ -7,19 +7,29 @@
 //! [`Transport`] keeps everything above it (handshake, timeouts, progress, cancellation,
 //! restarts) the same as for the other transports.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use reqwest::{Client, Url};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
+use reqwest::{Client, Response, StatusCode, Url, redirect};
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use sse_stream::Sse;
 use tokio::time::Instant;
+
+use super::remote::http_url;
+
+/// The largest event (all its lines) accepted on a server's SSE stream, in bytes. MCP results
+/// can be large (a file, an image in base64), but an event without end would otherwise grow
+/// in memory until toolhost is killed; a larger one breaks the stream, naming the server.
+pub const MAX_SSE_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// How much of a refusal's body is read, in bytes: enough to say why, and a server that
+/// answers with an endless body cannot make toolhost read it all.
+const REFUSAL_BODY_BYTES: usize = 4 * 1024;
 
 /// How much of a refusal's body an error message quotes, in characters.
 const REFUSAL_EXCERPT_CHARS: usize = 300;
@@ -27,6 +37,9 @@ const REFUSAL_EXCERPT_CHARS: usize = 300;
 /// How long one `POST` of a message may take. A legacy server answers `202 Accepted` at once
 /// and sends the result on the stream, so a slow `POST` means the server is stuck.
 const POST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most redirects (on the same origin) that one request follows.
+const MAX_REDIRECTS: usize = 10;
 
 type Events = BoxStream<'static, Result<Sse, sse_stream::Error>>;
 
@@ -46,34 +59,35 @@ struct Poster {
     headers: HeaderMap,
 }
 
-/// Why a message could not be sent; the text names the server and the endpoint.
+/// Why a message could not be sent, or why the stream broke; the text names the server.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub(crate) struct SseTransportError(String);
 
 impl SseClientTransport {
     /// Opens the event stream of `url` and waits, until `deadline` (`startup_timeout` from
-    /// the start), for its `endpoint` event.
+    /// the start), for its `endpoint` event. Every request carries `headers`.
     pub(crate) async fn connect(
         server: &str,
         url: &str,
-        headers: &BTreeMap<String, String>,
+        headers: HeaderMap,
         deadline: Instant,
         startup_timeout: Duration,
     ) -> Result<Self, String> {
-        let stream_url =
-            Url::parse(url).map_err(|error| format!("'{url}' is not a URL: {error}"))?;
-        if !matches!(stream_url.scheme(), "http" | "https") {
-            return Err(format!(
-                "'{url}' is not an http:// or https:// URL, which the SSE transport needs"
-            ));
-        }
-        let headers = header_map(headers)?;
-        let http = Client::builder()
-            .build()
-            .map_err(|error| format!("cannot make an HTTP client: {}", chain(&error)))?;
+        let stream_url = http_url(url, "SSE")?;
+        // The configured headers (often credentials) must not go to another origin, and
+        // reqwest's default policy would send them there: same-origin redirects only. The
+        // stream may follow any of them; a `POST` only those that keep its body (307, 308).
+        let client = |keeps_body_only| {
+            Client::builder()
+                .redirect(same_origin_redirects(keeps_body_only))
+                .build()
+                .map_err(|error| format!("cannot make an HTTP client: {}", chain(&error)))
+        };
+        let stream_http = client(false)?;
+        let http = client(true)?;
         let opening = async {
-            let response = http
+            let response = stream_http
                 .get(stream_url.clone())
                 .headers(headers.clone())
                 .header(ACCEPT, "text/event-stream")
@@ -82,17 +96,15 @@ impl SseClientTransport {
                 .map_err(|error| format!("cannot connect to {url}: {}", chain(&error)))?;
             let status = response.status();
             if !status.is_success() {
-                return Err(format!(
-                    "GET {url} answered {status}: {}",
-                    excerpt(response).await
-                ));
+                return Err(format!("GET {url} {}", refusal(response).await));
             }
-            let mut events: Events =
-                sse_stream::SseStream::from_bytes_stream(response.bytes_stream()).boxed();
+            // A relative endpoint is relative to where the stream is, after redirects.
+            let final_url = response.url().clone();
+            let mut events = limited_events(server, response);
             let endpoint = first_endpoint(&mut events)
                 .await
                 .map_err(|reason| format!("{url} {reason}"))?;
-            Ok((events, endpoint))
+            Ok((events, final_url, endpoint))
         };
         let no_endpoint = |_| {
             format!(
@@ -102,10 +114,10 @@ impl SseClientTransport {
                 startup_timeout.as_secs()
             )
         };
-        let (events, endpoint) = tokio::time::timeout_at(deadline, opening)
+        let (events, final_url, endpoint) = tokio::time::timeout_at(deadline, opening)
             .await
             .map_err(no_endpoint)??;
-        let endpoint = stream_url.join(endpoint.trim()).map_err(|error| {
+        let endpoint = final_url.join(endpoint.trim()).map_err(|error| {
             format!("{url} gave the endpoint '{endpoint}', which is not a URI: {error}")
         })?;
         // The configured headers (often credentials) must not go to another origin.
@@ -128,6 +140,123 @@ impl SseClientTransport {
     }
 }
 
+/// Follows a redirect only to the origin of the first request (and, with `keeps_body_only`,
+/// only a 307 or 308), up to [`MAX_REDIRECTS`]; otherwise the redirect is the answer.
+fn same_origin_redirects(keeps_body_only: bool) -> redirect::Policy {
+    redirect::Policy::custom(move |attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        let keeps_body = matches!(
+            attempt.status(),
+            StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+        );
+        if !same_origin || (keeps_body_only && !keeps_body) {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// The event stream of `response`, behind a count of each event's bytes that breaks the
+/// stream on an event over [`MAX_SSE_EVENT_BYTES`] (the parser would buffer it whole).
+fn limited_events(server: &str, response: Response) -> Events {
+    let mut limit = EventSize::new(server, MAX_SSE_EVENT_BYTES);
+    let server: Arc<str> = server.into();
+    let bytes = response.bytes_stream().map(move |chunk| {
+        let chunk = chunk.map_err(|error| {
+            SseTransportError(format!(
+                "the SSE stream of the MCP server '{server}' broke: {}",
+                chain(&error)
+            ))
+        })?;
+        limit.feed(&chunk)?;
+        Ok::<_, SseTransportError>(chunk)
+    });
+    sse_stream::SseStream::from_bytes_stream(bytes).boxed()
+}
+
+/// The bytes of the event being received, counted up to the blank line that ends it.
+struct EventSize {
+    server: Arc<str>,
+    limit: usize,
+    /// Bytes since the end of the last event.
+    in_event: usize,
+    /// Nothing but line ends since the last line end (or the start).
+    line_empty: bool,
+    /// The last byte was `\r`, so a `\n` right after belongs to the same line end.
+    after_cr: bool,
+}
+
+impl EventSize {
+    fn new(server: &str, limit: usize) -> Self {
+        Self {
+            server: server.into(),
+            limit,
+            in_event: 0,
+            line_empty: true,
+            after_cr: false,
+        }
+    }
+
+    /// Counts `chunk`; `Err` once an event is over the limit.
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), SseTransportError> {
+        let mut counted_from = 0;
+        let mut scanned = 0;
+        for at in memchr::memchr2_iter(b'\n', b'\r', chunk) {
+            if at > scanned {
+                self.line_empty = false;
+                self.after_cr = false;
+            }
+            scanned = at + 1;
+            let byte = chunk[at];
+            if byte == b'\n' && self.after_cr {
+                self.after_cr = false;
+                continue;
+            }
+            self.after_cr = byte == b'\r';
+            if self.line_empty {
+                // A blank line: the event ends here.
+                self.check(self.in_event + (at + 1 - counted_from))?;
+                self.in_event = 0;
+                counted_from = at + 1;
+            } else {
+                self.line_empty = true;
+            }
+        }
+        if scanned < chunk.len() {
+            self.line_empty = false;
+            self.after_cr = false;
+        }
+        self.in_event += chunk.len() - counted_from;
+        self.check(self.in_event)
+    }
+
+    fn check(&self, size: usize) -> Result<(), SseTransportError> {
+        if size <= self.limit {
+            return Ok(());
+        }
+        Err(SseTransportError(format!(
+            "the MCP server '{}' sent an SSE event over {} MiB (MAX_SSE_EVENT_BYTES), so \
+             toolhost closed its stream",
+            self.server,
+            self.limit / (1024 * 1024)
+        )))
+    }
+}
+
+/// What a stream error says: the limit's or the network's own message as it is.
+fn stream_error(error: &sse_stream::Error) -> String {
+    match error {
+        sse_stream::Error::Body(cause) => cause.to_string(),
+        other => format!("sent a malformed event stream: {other}"),
+    }
+}
+
 /// The data of the stream's first `endpoint` event; `message` events cannot come before it,
 /// since the client has not posted anything yet.
 async fn first_endpoint(events: &mut Events) -> Result<String, String> {
@@ -139,7 +268,7 @@ async fn first_endpoint(events: &mut Events) -> Result<String, String> {
                     .ok_or_else(|| "sent an `endpoint` event without data".to_owned());
             }
             Some(Ok(_)) => {}
-            Some(Err(error)) => return Err(format!("sent a malformed event stream: {error}")),
+            Some(Err(error)) => return Err(stream_error(&error)),
             None => return Err("closed its event stream before the `endpoint` event".to_owned()),
         }
     }
@@ -165,7 +294,7 @@ impl Transport<RoleClient> for SseClientTransport {
                 // The stream ending is the server stopping: rmcp then closes the session,
                 // and the next call starts it again.
                 Some(Err(error)) => {
-                    tracing::warn!(%server, "the MCP server's SSE stream broke: {error}");
+                    tracing::warn!(%server, "{}", stream_error(&error));
                     self.events = None;
                     return None;
                 }
@@ -219,38 +348,52 @@ impl Poster {
             .send()
             .await
             .map_err(|error| fail(format!("failed: {}", chain(&error))))?;
-        let status = response.status();
-        if status.is_success() {
+        if response.status().is_success() {
             return Ok(());
         }
-        Err(fail(format!(
-            "answered {status}: {}",
-            excerpt(response).await
-        )))
+        Err(fail(refusal(response).await))
     }
 }
 
-fn header_map(headers: &BTreeMap<String, String>) -> Result<HeaderMap, String> {
-    let mut map = HeaderMap::new();
-    for (name, value) in headers {
-        let header = HeaderName::try_from(name.as_str())
-            .map_err(|error| format!("the header name '{name}': {error}"))?;
-        let value = HeaderValue::try_from(value.as_str())
-            .map_err(|error| format!("the value of header '{name}': {error}"))?;
-        map.insert(header, value);
+/// What a refusal says: its status, where a redirect that was not followed leads, and the
+/// start of its body.
+async fn refusal(response: Response) -> String {
+    let status = response.status();
+    if status.is_redirection() {
+        let to = response
+            .headers()
+            .get(LOCATION)
+            .and_then(|location| location.to_str().ok())
+            .unwrap_or("(no Location)")
+            .to_owned();
+        return format!(
+            "answered {status}, a redirect to {to} that toolhost does not follow: it follows \
+             redirects on the same origin only (for a POST only 307 and 308), so that headers \
+             go nowhere else. Configure the URL it redirects to"
+        );
     }
-    Ok(map)
+    format!("answered {status}: {}", excerpt(response).await)
 }
 
-/// The start of a refusal's body, which usually says why.
-async fn excerpt(response: reqwest::Response) -> String {
-    let body = response.text().await.unwrap_or_default();
+/// The start of a refusal's body, which usually says why; at most [`REFUSAL_BODY_BYTES`] are
+/// read.
+async fn excerpt(mut response: Response) -> String {
+    let mut body = Vec::new();
+    while body.len() < REFUSAL_BODY_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    let cut_short = body.len() > REFUSAL_BODY_BYTES;
+    body.truncate(REFUSAL_BODY_BYTES);
+    let body = String::from_utf8_lossy(&body);
     let body = body.trim();
     if body.is_empty() {
         return "(no body)".to_owned();
     }
     let mut cut: String = body.chars().take(REFUSAL_EXCERPT_CHARS).collect();
-    if cut.len() < body.len() {
+    if cut_short || cut.len() < body.len() {
         cut.push('…');
     }
     cut
@@ -270,4 +413,41 @@ pub(super) fn chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn fits(limit: usize, chunks: &[&[u8]]) -> bool {
+        let mut size = EventSize::new("s", limit);
+        chunks.iter().all(|chunk| size.feed(chunk).is_ok())
+    }
+
+    #[test]
+    fn each_event_is_counted_up_to_its_blank_line_whatever_the_line_ends() {
+        // Three events of 10 bytes each ("data: abc" and its line end) fit a limit of 11.
+        for end in ["\n", "\r\n", "\r"] {
+            let event = format!("data: abc{end}{end}");
+            let stream = event.repeat(3);
+            assert!(fits(event.len(), &[stream.as_bytes()]), "{end:?}");
+            // The same, cut at every byte, including between \r and \n.
+            let bytes = stream.as_bytes();
+            let chunks: Vec<&[u8]> = bytes.chunks(1).collect();
+            assert!(fits(event.len(), &chunks), "{end:?} byte by byte");
+            assert!(!fits(event.len() - 1, &[bytes]), "{end:?} over the limit");
+        }
+        // One long event, however it is cut, breaks the limit; the error names the server.
+        let long = "data: x\n".repeat(10);
+        assert!(!fits(40, &[&long.as_bytes()[..30], &long.as_bytes()[30..]]));
+        let error = EventSize::new("big", 1024 * 1024)
+            .feed(&vec![b'x'; 1024 * 1024 + 1])
+            .unwrap_err();
+        assert!(
+            error.0.contains("'big'") && error.0.contains("over 1 MiB"),
+            "{error}"
+        );
+    }
 }
