@@ -139,6 +139,13 @@ async fn build_registry_with(
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
     }
+    for entry in agent.unmatched_allowed_tools(&registry.names()) {
+        eprintln!(
+            "toolhost: warning: agent '{}': allowed_tools entry '{entry}' names no tool \
+             (a typo, or an MCP server that did not start?)",
+            agent.name
+        );
+    }
     let registry = Arc::new(agent.offered(&registry));
     offered.set(&registry);
     Ok((registry, custom, mcp))
