@@ -418,3 +418,52 @@ fn commands_kept_off_the_network_get_no_bridge() {
     );
     assert_eq!(stdout.lines().next(), Some("url=none"), "{stdout}");
 }
+
+#[test]
+fn mcp_list_get_and_test_know_the_agents_direct_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .arg(workspace)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let git_server = test_folder("TOOLHOST_TEST_VENV").join("bin/mcp-server-git");
+    write_config(
+        workspace,
+        &format!(
+            "[agents.reviewer.direct_mcp_servers.lint]\ncommand = {:?}\n\
+             args = [\"--repository\", {:?}]\nenabled_tools = [\"git_status\"]\n",
+            git_server.display().to_string(),
+            workspace.display().to_string()
+        ),
+    );
+    toolhost(workspace)
+        .args(["mcp", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!(
+            "lint (agent reviewer)  stdio  {}",
+            git_server.display()
+        )));
+    toolhost(workspace)
+        .args(["mcp", "get", "lint"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "'lint' is a direct MCP server of another agent: add --agent reviewer",
+        ));
+    toolhost(workspace)
+        .args(["--agent", "reviewer", "mcp", "get", "lint"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("name: lint\n"));
+    toolhost(workspace)
+        .args(["mcp", "test", "lint", "--agent", "reviewer"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "lint: started, 1 tools\n  mcp__lint__git_status",
+        ));
+}
