@@ -467,3 +467,19 @@ fn mcp_list_get_and_test_know_the_agents_direct_servers() {
             "lint: started, 1 tools\n  mcp__lint__git_status",
         ));
 }
+
+#[test]
+fn an_allowed_tools_entry_that_names_no_tool_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        "[agents.reader]\nallowed_tools = [\"Read\", \"Raed\"]\n",
+    );
+    toolhost(dir.path())
+        .args(["--agent", "reader", "tools"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "toolhost: warning: agent 'reader': allowed_tools entry 'Raed' names no tool",
+        ));
+}
