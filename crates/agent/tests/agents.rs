@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use toolhost_agent::{Config, ConfigError, ConfigSources, MAIN_AGENT};
+use toolhost_agent::{AgentConfig, Config, ConfigError, ConfigSources, MAIN_AGENT};
 use toolhost_mcp::McpTransport;
 
 struct Workspace {
@@ -151,6 +151,24 @@ fn a_later_layer_replaces_an_agent_of_the_same_name() {
 }
 
 #[test]
+fn allowed_tools_entries_that_name_no_tool_are_reported() {
+    let dir =
+        workspace("[agents.a]\nallowed_tools = [\"Read\", \"Raed\", \"mcp__git\", \"mcp__*\"]\n");
+    let agent = load(&dir.path).unwrap().agent("a").unwrap();
+    let tools = [
+        "Grep".to_owned(),
+        "Bash".to_owned(),
+        "mcp__toolhost__status".to_owned(),
+    ];
+    assert_eq!(agent.unmatched_allowed_tools(&tools), ["Raed", "mcp__git"]);
+    assert!(
+        AgentConfig::main()
+            .unmatched_allowed_tools(&tools)
+            .is_empty()
+    );
+}
+
+#[test]
 fn an_unknown_agent_lists_the_configured_ones() {
     let dir = workspace("[agents.reviewer]\n");
     let error = load(&dir.path).unwrap().agent("writer").unwrap_err();
@@ -180,6 +198,18 @@ fn bad_agent_entries_name_the_file_the_line_and_the_problem() {
     let message = load_error("[agents.a]\nallowed_tools = [\"Read\",\n \"Bash(git\"]\n");
     assert!(
         message.contains("line 3: agents.a.allowed_tools: invalid permission rule 'Bash(git'"),
+        "{message}"
+    );
+
+    // allowed_tools selects whole tools; a specifier would look narrower than it is.
+    let message =
+        load_error("[agents.a]\nallowed_tools = [\n  \"Read\",\n  \"Bash(git status)\",\n]\n");
+    assert!(
+        message.contains(
+            "config.toml: line 4: agents.a.allowed_tools: 'Bash(git status)' has a specifier, but allowed_tools \
+             selects whole tools ('Bash' would offer every call of it). List 'Bash', and narrow \
+             its calls with rules under [permissions]"
+        ),
         "{message}"
     );
 

@@ -2,11 +2,17 @@
 //! first Bash command of a command gets `TOOLHOST_MCP_URL` and `TOOLHOST_MCP_TOKEN`, so that
 //! an external CLI it launches (Claude Code, Codex, a script) reaches those providers; later
 //! commands reuse the same bridge. Commands that run no Bash command start none.
+//!
+//! The bridge serves only the provider tools the agent is offered, and its calls go through
+//! the agent's permission policy ([`BridgePolicy`]) without asking anyone, since nobody can be
+//! asked from inside a Bash command.
 
 use std::fmt;
 use std::sync::Arc;
 
 use tokio::sync::OnceCell;
+use toolhost_mcp::client::naming;
+use toolhost_mcp::provider::BridgePolicy;
 use toolhost_mcp::{McpProvider, ProviderBridge};
 use toolhost_tools::CommandEnvironment;
 
@@ -14,15 +20,33 @@ use toolhost_tools::CommandEnvironment;
 /// when dropped, that is with the registry whose Bash tool holds it.
 pub struct LazyBridge {
     providers: Vec<Arc<dyn McpProvider>>,
+    policy: BridgePolicy,
     bridge: OnceCell<ProviderBridge>,
 }
 
 impl LazyBridge {
-    /// A bridge for the eligible `providers`; `None` when there are none (nothing to reach).
-    pub fn for_providers(providers: Vec<Arc<dyn McpProvider>>) -> Option<Arc<Self>> {
+    /// A bridge for the tools of the eligible `providers` that `policy` serves; `None` when
+    /// it would serve none (nothing to reach).
+    pub fn for_providers(
+        providers: Vec<Arc<dyn McpProvider>>,
+        policy: BridgePolicy,
+    ) -> Option<Arc<Self>> {
+        let providers: Vec<Arc<dyn McpProvider>> = providers
+            .into_iter()
+            .filter(|provider| {
+                provider.tools().iter().any(|tool| {
+                    (policy.serves)(&format!(
+                        "mcp__{}__{}",
+                        naming::server_segment(provider.name()),
+                        naming::sanitize(&tool.spec().name)
+                    ))
+                })
+            })
+            .collect();
         (!providers.is_empty()).then(|| {
             Arc::new(Self {
                 providers,
+                policy,
                 bridge: OnceCell::new(),
             })
         })
@@ -46,7 +70,7 @@ impl CommandEnvironment for LazyBridge {
         // A start that failed is tried again by the next command.
         let bridge = self
             .bridge
-            .get_or_try_init(|| ProviderBridge::start(&self.providers))
+            .get_or_try_init(|| ProviderBridge::start(&self.providers, self.policy.clone()))
             .await
             .map_err(|error| {
                 format!(
@@ -78,12 +102,18 @@ mod tests {
 
     #[test]
     fn no_providers_no_bridge() {
-        assert!(LazyBridge::for_providers(Vec::new()).is_none());
+        assert!(LazyBridge::for_providers(Vec::new(), BridgePolicy::allow_all()).is_none());
+        let nothing_served = BridgePolicy {
+            serves: Arc::new(|_| false),
+            ..BridgePolicy::allow_all()
+        };
+        assert!(LazyBridge::for_providers(toolhost_provider(), nothing_served).is_none());
     }
 
     #[tokio::test]
     async fn starts_on_first_use_is_reused_and_stops_when_dropped() {
-        let bridge = LazyBridge::for_providers(toolhost_provider()).unwrap();
+        let bridge =
+            LazyBridge::for_providers(toolhost_provider(), BridgePolicy::allow_all()).unwrap();
         assert!(bridge.bridge.get().is_none(), "started before any command");
         let first = bridge.variables().await.unwrap();
         let second = bridge.variables().await.unwrap();

@@ -153,7 +153,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
         Command::Mcp(command) => {
-            runtime()?.block_on(commands::mcp::run(&workspace, &config, command))
+            runtime()?.block_on(commands::mcp::run(&workspace, &config, &agent()?, command))
         }
     }
 }

@@ -7,10 +7,10 @@ use std::sync::{Arc, PoisonError, RwLock, Weak};
 use anyhow::Context as _;
 use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::ToolRegistry;
-use toolhost_mcp::provider::ToolhostProvider;
+use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
 use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
-use toolhost_tools::{Workspace, builtin_tools};
+use toolhost_tools::{NetworkAccess, ShellSandbox, Workspace, builtin_tools};
 
 use crate::bridge::LazyBridge;
 use crate::script_host::{PermissionExecGate, WorkspaceFileSystem};
@@ -57,7 +57,10 @@ pub fn built_in_providers(workspace: &Path, offered: &OfferedRegistry) -> McpPro
 /// The MCP servers the agent sees start meanwhile, all at once (R30): the user servers it
 /// selects and its direct servers. Their tools come last, named `mcp__<server>__<tool>`, next
 /// to the built-in providers eligible for the agent (`mcp__toolhost__status`), which its Bash
-/// commands also reach through the bridge ([`LazyBridge`]). A server that fails is reported on
+/// commands also reach through the bridge ([`LazyBridge`]): only the tools the agent is
+/// offered, each call judged by `permissions` without asking anyone (a call that would ask is
+/// refused unless a rule allows it, or `--yes` approves everything). Commands that
+/// `[shell] network = false` keeps off the network (under a sandbox) get no bridge. A server that fails is reported on
 /// stderr with its name and the end of its stderr and left out, unless it is `required`: then
 /// the command stops.
 ///
@@ -86,7 +89,17 @@ async fn build_registry_with(
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
     let mut bash_settings = config.shell.bash_settings();
-    if let Some(bridge) = LazyBridge::for_providers(providers.clone()) {
+    // A command the sandbox keeps off the network could not reach the bridge: it gets none.
+    let offline = bash_settings.network == NetworkAccess::Denied
+        && bash_settings.sandbox != ShellSandbox::Off;
+    let policy = BridgePolicy {
+        serves: {
+            let agent = agent.clone();
+            Arc::new(move |tool| agent.offers(tool))
+        },
+        authorizer: Arc::new(permissions.policy().without_asking()),
+    };
+    if !offline && let Some(bridge) = LazyBridge::for_providers(providers.clone(), policy) {
         bash_settings.extra_environment = Some(bridge);
     }
     let mcp = tokio::spawn(start_mcp_servers(
@@ -138,6 +151,13 @@ async fn build_registry_with(
     let mcp = mcp.await.context("starting the MCP servers")??;
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
+    }
+    for entry in agent.unmatched_allowed_tools(&registry.names()) {
+        eprintln!(
+            "toolhost: warning: agent '{}': allowed_tools entry '{entry}' names no tool \
+             (a typo, or an MCP server that did not start?)",
+            agent.name
+        );
     }
     let registry = Arc::new(agent.offered(&registry));
     offered.set(&registry);

@@ -303,3 +303,183 @@ fn serve_offers_the_agents_tools_and_its_bash_commands_share_one_bridge() {
     assert!(url_of(&first).starts_with("http://127.0.0.1:"), "{first}");
     assert_eq!(url_of(&first), url_of(&second));
 }
+
+/// Runs `command` with Bash as `agent` (with `flags`) and returns its stdout.
+fn bash_as(workspace: &Path, agent: &str, flags: &[&str], command: &str) -> String {
+    let output = toolhost(workspace)
+        .args(["--agent", agent, "call"])
+        .args(flags)
+        .arg("Bash")
+        .arg(serde_json::json!({ "command": command }).to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn the_bridge_serves_only_what_the_agent_is_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        "[agents.shell]\nallowed_tools = [\"Bash\"]\n\
+         [agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
+    );
+    let echo = "echo \"url=${TOOLHOST_MCP_URL:-none}\"";
+    // `shell` is not offered mcp__toolhost__status: no bridge, no variables.
+    let stdout = bash_as(dir.path(), "shell", &["--yes"], echo);
+    assert_eq!(stdout.lines().next(), Some("url=none"), "{stdout}");
+    let stdout = bash_as(dir.path(), "runner", &["--yes"], echo);
+    assert!(stdout.starts_with("url=http://127.0.0.1:"), "{stdout}");
+}
+
+#[test]
+fn bridge_calls_go_through_the_permission_rules_and_the_audit_trail() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
+    write_config(
+        workspace,
+        "[permissions]\naudit_log = \"audit.jsonl\"\n\
+         [agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
+    );
+    let client = "/usr/bin/python3 bridge_client.py";
+
+    // Nobody can be asked from inside the command: a call that would ask is refused.
+    let stdout = bash_as(workspace, "runner", &["--allow", "Bash"], client);
+    assert!(
+        stdout.contains(
+            "'mcp__toolhost__status' needs confirmation before it runs. The call was not run: \
+             it needs the user's approval and nobody can be asked here."
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("workspace: "), "{stdout}");
+
+    // A deny rule applies there as anywhere.
+    let stdout = bash_as(
+        workspace,
+        "runner",
+        &["--yes", "--deny", "mcp__toolhost"],
+        client,
+    );
+    assert!(
+        stdout.contains("denied by the permission rule 'mcp__toolhost'"),
+        "{stdout}"
+    );
+
+    // So does the mode (plan mode refuses the Bash command itself).
+    let stdout = bash_as(
+        workspace,
+        "runner",
+        &["--mode", "bypassPermissions"],
+        client,
+    );
+    assert!(stdout.contains("workspace: "), "{stdout}");
+
+    // An allow rule lets the call run, and the audit trail records it.
+    let stdout = bash_as(
+        workspace,
+        "runner",
+        &["--allow", "Bash", "--allow", "mcp__toolhost"],
+        client,
+    );
+    assert!(
+        stdout.contains(&format!("workspace: {}", workspace.display())),
+        "{stdout}"
+    );
+    let audit = std::fs::read_to_string(workspace.join("audit.jsonl")).unwrap();
+    let bridged: Vec<serde_json::Value> = audit
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|entry| entry["tool"] == "mcp__toolhost__status")
+        .collect();
+    let decisions: Vec<&str> = bridged
+        .iter()
+        .map(|entry| entry["decision"].as_str().unwrap())
+        .collect();
+    assert_eq!(decisions, ["deny", "deny", "allow", "allow"], "{audit}");
+}
+
+#[test]
+fn commands_kept_off_the_network_get_no_bridge() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(dir.path(), "[shell]\nnetwork = false\n");
+    let stdout = bash_as(
+        dir.path(),
+        "main",
+        &["--yes"],
+        "echo \"url=${TOOLHOST_MCP_URL:-none}\"",
+    );
+    assert_eq!(stdout.lines().next(), Some("url=none"), "{stdout}");
+}
+
+#[test]
+fn mcp_list_get_and_test_know_the_agents_direct_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .arg(workspace)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let git_server = test_folder("TOOLHOST_TEST_VENV").join("bin/mcp-server-git");
+    write_config(
+        workspace,
+        &format!(
+            "[agents.reviewer.direct_mcp_servers.lint]\ncommand = {:?}\n\
+             args = [\"--repository\", {:?}]\nenabled_tools = [\"git_status\"]\n",
+            git_server.display().to_string(),
+            workspace.display().to_string()
+        ),
+    );
+    toolhost(workspace)
+        .args(["mcp", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!(
+            "lint (agent reviewer)  stdio  {}",
+            git_server.display()
+        )));
+    toolhost(workspace)
+        .args(["mcp", "get", "lint"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "'lint' is a direct MCP server of another agent: add --agent reviewer",
+        ));
+    toolhost(workspace)
+        .args(["--agent", "reviewer", "mcp", "get", "lint"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("name: lint\n"));
+    toolhost(workspace)
+        .args(["mcp", "test", "lint", "--agent", "reviewer"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "lint: started, 1 tools\n  mcp__lint__git_status",
+        ));
+}
+
+#[test]
+fn an_allowed_tools_entry_that_names_no_tool_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        "[agents.reader]\nallowed_tools = [\"Read\", \"Raed\"]\n",
+    );
+    toolhost(dir.path())
+        .args(["--agent", "reader", "tools"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "toolhost: warning: agent 'reader': allowed_tools entry 'Raed' names no tool",
+        ));
+}

@@ -209,6 +209,72 @@ async fn without_a_person_the_refusal_says_exactly_how_to_allow_the_call() {
     assert_eq!(result.text(), "ran: git status");
 }
 
+#[tokio::test]
+async fn without_asking_refuses_what_would_ask_a_person_and_keeps_the_rest() {
+    let approver = person(ApprovalAnswer::AllowForSession);
+    let trail = Arc::new(Trail::default());
+    let policy = Arc::new(
+        PermissionPolicy::builder()
+            .approver(approver.clone())
+            .rule(RuleList::Deny, PermissionRule::parse("Bash(rm:*)").unwrap())
+            .audit(trail.clone())
+            .build(),
+    );
+    let quiet = registry(policy.without_asking());
+    let result = quiet
+        .execute("q1", "Bash", json!({"command": "git status"}))
+        .await;
+    assert!(result.is_error);
+    assert!(
+        result.text().contains("nobody can be asked here"),
+        "{}",
+        result.text()
+    );
+    assert!(
+        approver.seen.lock().unwrap().is_empty(),
+        "a person was asked"
+    );
+    let denied = quiet
+        .execute("q2", "Bash", json!({"command": "rm -rf x"}))
+        .await;
+    assert!(
+        denied
+            .text()
+            .contains("denied by the permission rule 'Bash(rm:*)'")
+    );
+
+    // What the person allowed for the session is allowed there too.
+    let asking = ToolRegistry::builder().authorizer(policy.clone()).build();
+    asking.register(Shell).unwrap();
+    assert!(
+        !asking
+            .execute("a1", "Bash", json!({"command": "git status"}))
+            .await
+            .is_error
+    );
+    let result = quiet
+        .execute("q3", "Bash", json!({"command": "git status"}))
+        .await;
+    assert_eq!(result.text(), "ran: git status");
+    let calls: Vec<String> = trail
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|entry| entry.call_id.clone())
+        .collect();
+    assert_eq!(calls, ["q1", "q2", "a1", "q3"]);
+
+    // `--yes` (an approver that asks nobody) still approves.
+    let approving = PermissionPolicy::builder()
+        .approver(Arc::new(NonInteractiveApprover::approving()))
+        .build();
+    let result = registry(approving.without_asking())
+        .execute("y", "Bash", json!({"command": "git status"}))
+        .await;
+    assert_eq!(result.text(), "ran: git status");
+}
+
 fn registry_with(approver: NonInteractiveApprover) -> ToolRegistry {
     registry(
         PermissionPolicy::builder()

@@ -416,3 +416,38 @@ fn an_edit_tool_in_accept_edits_mode_still_obeys_ask_rules() {
     assert_eq!(decide_path("Cargo.toml"), Decision::Ask);
     assert_eq!(decide_path("src/main.rs"), Decision::Allow);
 }
+
+#[test]
+fn a_server_rule_does_not_reach_a_server_whose_name_it_starts() {
+    let git = PermissionRule::parse("mcp__git").unwrap();
+    assert!(git.names_tool("mcp__git__status"));
+    assert!(git.names_tool("mcp__git"));
+    // `git_`'s tool `x` (its segment keeps the trailing `_`), `git-x`'s, `gitx`'s.
+    assert!(!git.names_tool("mcp__git___x"));
+    assert!(!git.names_tool("mcp__git-x__status"));
+    assert!(!git.names_tool("mcp__gitx__status"));
+    let git_ = PermissionRule::parse("mcp__git_").unwrap();
+    assert!(git_.names_tool("mcp__git___x"));
+    assert!(!git_.names_tool("mcp__git__status"));
+}
+
+#[test]
+fn a_tool_starting_with_an_underscore_is_named_by_its_full_name() {
+    // `git`'s tool `_private` is `mcp__git___private`, the name `git_`'s tool `private`
+    // would have: the server rule reads it as the latter (see `ToolPattern::McpServer`).
+    assert!(
+        !PermissionRule::parse("mcp__git")
+            .unwrap()
+            .names_tool("mcp__git___private")
+    );
+    assert!(
+        PermissionRule::parse("mcp__git___private")
+            .unwrap()
+            .names_tool("mcp__git___private")
+    );
+    assert!(
+        PermissionRule::parse("mcp__git__*")
+            .unwrap()
+            .names_tool("mcp__git___private")
+    );
+}

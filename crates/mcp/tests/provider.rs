@@ -12,12 +12,14 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use toolhost_core::permission::{NonInteractiveApprover, PermissionMode, PermissionPolicy};
+use toolhost_core::permission::{
+    NonInteractiveApprover, PermissionMode, PermissionPolicy, PermissionRule, RuleList,
+};
 use toolhost_core::{
     Sensitivity, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolSpec,
 };
 use toolhost_mcp::provider::{
-    BRIDGE_TOKEN_VARIABLE, BRIDGE_URL_VARIABLE, ProviderError, ToolhostProvider,
+    BRIDGE_TOKEN_VARIABLE, BRIDGE_URL_VARIABLE, BridgePolicy, ProviderError, ToolhostProvider,
 };
 use toolhost_mcp::{McpClients, McpProvider, McpProviders, ProviderBridge, ProviderContext};
 
@@ -178,7 +180,9 @@ async fn the_bridge_serves_eligible_providers_over_http_to_clients_with_the_toke
         .unwrap();
     providers.register(Arc::new(ReviewerOnly)).unwrap();
     let eligible = providers.eligible(&ProviderContext::new("main", PermissionMode::Default));
-    let bridge = ProviderBridge::start(&eligible).await.unwrap();
+    let bridge = ProviderBridge::start(&eligible, BridgePolicy::allow_all())
+        .await
+        .unwrap();
 
     assert!(
         bridge.url().starts_with("http://127.0.0.1:") && bridge.url().ends_with("/mcp"),
@@ -186,7 +190,9 @@ async fn the_bridge_serves_eligible_providers_over_http_to_clients_with_the_toke
         bridge.url()
     );
     assert_eq!(bridge.token().len(), 64);
-    let other = ProviderBridge::start(&eligible).await.unwrap();
+    let other = ProviderBridge::start(&eligible, BridgePolicy::allow_all())
+        .await
+        .unwrap();
     assert_ne!(bridge.token(), other.token(), "a fresh token each time");
     assert_ne!(bridge.url(), other.url(), "a fresh port each time");
     other.shutdown().await;
@@ -226,5 +232,61 @@ async fn the_bridge_serves_eligible_providers_over_http_to_clients_with_the_toke
     assert!(refused.is_err(), "no token, no session");
     let refused = connect(bridge.url(), Some("not-the-token")).await;
     assert!(refused.is_err(), "a wrong token, no session");
+    bridge.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_bridge_serves_only_what_its_policy_serves_and_asks_its_authoriser() {
+    let workspace = tempfile::tempdir().unwrap();
+    let providers: Vec<Arc<dyn McpProvider>> =
+        vec![toolhost_provider(workspace.path()), Arc::new(ReviewerOnly)];
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let serves = {
+        let seen = Arc::clone(&seen);
+        move |name: &str| {
+            seen.lock().unwrap().push(name.to_owned());
+            name == "mcp__review_kit__long_text"
+        }
+    };
+    let policy = PermissionPolicy::builder()
+        .rule(
+            RuleList::Deny,
+            PermissionRule::parse("mcp__review_kit").unwrap(),
+        )
+        .build();
+    let bridge = ProviderBridge::start(
+        &providers,
+        BridgePolicy {
+            serves: Arc::new(serves),
+            authorizer: Arc::new(policy),
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["mcp__toolhost__status", "mcp__review_kit__long_text"],
+        "the policy sees the names the agent knows"
+    );
+    assert_eq!(bridge.tools(), ["review_kit__long_text"]);
+
+    let client = connect(bridge.url(), Some(bridge.token())).await.unwrap();
+    let result = client
+        .call_tool(CallToolRequestParams::new("review_kit__long_text"))
+        .await
+        .unwrap();
+    let result = serde_json::to_value(&result).unwrap();
+    assert_eq!(result["isError"], json!(true), "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("'mcp__review_kit__long_text' this way is denied by the permission rule 'mcp__review_kit'"),
+        "{text}"
+    );
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("toolhost__status"))
+        .await;
+    let unknown = serde_json::to_value(unknown.ok()).unwrap();
+    assert_ne!(unknown["isError"], json!(false), "{unknown}");
+    client.cancel().await.unwrap();
     bridge.shutdown().await;
 }

@@ -39,7 +39,8 @@ pub struct AgentConfig {
     /// What the agent is for.
     pub description: Option<String>,
     /// `allowed_tools`: the only tools the agent is offered (tool names, `mcp__server`,
-    /// `mcp__*`, rules such as `Bash(git:*)`, which keep the whole tool); `None`: every tool.
+    /// `mcp__*`; specifiers such as `Bash(git:*)` are refused at load, since rules under
+    /// `[permissions]` decide calls); `None`: every tool.
     pub allowed_tools: Option<ToolSelection>,
     /// `mcp_servers`: the ids of the user servers (`[mcp_servers.ID]`, `.mcp.json`) the agent
     /// sees; `None`: all of them.
@@ -83,6 +84,17 @@ impl AgentConfig {
             Some(selection) => selection.apply(registry),
             None => registry.filter(|_| true),
         }
+    }
+
+    /// The `allowed_tools` entries that name none of `tools` (typos, or a server that is
+    /// down), to warn about.
+    pub fn unmatched_allowed_tools(&self, tools: &[String]) -> Vec<String> {
+        self.allowed_tools
+            .iter()
+            .flat_map(ToolSelection::rules)
+            .filter(|rule| !tools.iter().any(|tool| rule.names_tool(tool)))
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Whether the agent sees the user server `id`.
@@ -201,12 +213,24 @@ pub(super) fn agent_config(
     agent.description = file.description;
     if let Some(entries) = file.allowed_tools {
         for entry in &entries {
-            PermissionRule::parse(entry.get_ref()).map_err(|error| {
+            let rule = PermissionRule::parse(entry.get_ref()).map_err(|error| {
                 (
                     entry.span().start,
                     format!("agents.{name}.allowed_tools: {error}"),
                 )
             })?;
+            if rule.has_specifier() {
+                let tool = rule.as_str().split('(').next().unwrap_or_default();
+                return Err((
+                    entry.span().start,
+                    format!(
+                        "agents.{name}.allowed_tools: '{rule}' has a specifier, but \
+                         allowed_tools selects whole tools ('{tool}' would offer every call of \
+                         it). List '{tool}', and narrow its calls with rules under \
+                         [permissions] (allow = [\"{rule}\"], deny = [...])"
+                    ),
+                ));
+            }
         }
         let selection = ToolSelection::parse(entries.iter().map(|entry| entry.get_ref()))
             .map_err(|error| (start, error.to_string()))?;

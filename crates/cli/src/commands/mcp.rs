@@ -1,21 +1,23 @@
-//! `toolhost mcp`: the configured MCP servers — list, show, add, remove, test.
+//! `toolhost mcp`: the configured MCP servers — list, show, add, remove, test. `list` also
+//! shows the agents' direct servers (`[agents.NAME.direct_mcp_servers.ID]`); `get` and `test`
+//! find the direct servers of the agent that `--agent NAME` names before the user servers.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use toolhost_agent::Config;
 use toolhost_agent::config::workspace_config_paths;
+use toolhost_agent::{AgentConfig, Config};
 use toolhost_core::Tool as _;
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
 
 /// `toolhost mcp …`.
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
-    /// List the configured servers.
+    /// List the configured servers, the agents' direct servers included.
     List,
-    /// Show one server's configuration.
+    /// Show one server's configuration (`--agent NAME`: one of that agent's direct servers).
     Get {
         /// The server's name.
         name: String,
@@ -28,7 +30,8 @@ pub enum McpCommand {
         /// The server's name.
         name: String,
     },
-    /// Start one server (even a disabled one), list its tools and stop it.
+    /// Start one server (even a disabled one), list its tools and stop it (`--agent NAME`:
+    /// one of that agent's direct servers).
     Test {
         /// The server's name.
         name: String,
@@ -64,19 +67,34 @@ pub struct AddArgs {
 pub async fn run(
     workspace: &Path,
     config: &Config,
+    agent: &AgentConfig,
     command: McpCommand,
 ) -> anyhow::Result<ExitCode> {
     match command {
         McpCommand::List => {
-            if config.mcp_servers.is_empty() {
+            let direct = config
+                .agents
+                .values()
+                .flat_map(|agent| {
+                    agent
+                        .direct_mcp_servers
+                        .values()
+                        .map(|server| (Some(agent.name.as_str()), server))
+                })
+                .collect::<Vec<_>>();
+            if config.mcp_servers.is_empty() && direct.is_empty() {
                 println!(
                     "No MCP servers are configured. Add one with `toolhost mcp add NAME -- COMMAND ARGS…`."
                 );
             }
-            for server in config.mcp_servers.values() {
+            let user = config.mcp_servers.values().map(|server| (None, server));
+            for (owner, server) in user.chain(direct) {
                 let state = if server.enabled { "" } else { "  (disabled)" };
+                let owner = owner
+                    .map(|agent| format!(" (agent {agent})"))
+                    .unwrap_or_default();
                 println!(
-                    "{}  {}  {}{state}  # {}",
+                    "{}{owner}  {}  {}{state}  # {}",
                     server.name,
                     server.transport.kind(),
                     target(&server.transport),
@@ -86,7 +104,7 @@ pub async fn run(
             Ok(ExitCode::SUCCESS)
         }
         McpCommand::Get { name } => {
-            let server = find(config, &name)?;
+            let server = find(config, agent, &name)?;
             println!("name: {}\norigin: {}", server.name, server.origin);
             println!(
                 "type: {}\ntarget: {}",
@@ -121,7 +139,7 @@ pub async fn run(
         McpCommand::Add(args) => add(&config_file(workspace), args),
         McpCommand::Remove { name } => remove(&config_file(workspace), config, &name),
         McpCommand::Test { name } => {
-            let mut server = find(config, &name)?.clone();
+            let mut server = find(config, agent, &name)?.clone();
             server.enabled = true;
             let (clients, report) = McpClients::start([server], workspace).await;
             let code = if let Some(failure) = report.failures.first() {
@@ -141,18 +159,45 @@ pub async fn run(
     }
 }
 
-fn find<'a>(config: &'a Config, name: &str) -> anyhow::Result<&'a McpServerConfig> {
-    config.mcp_servers.get(name).with_context(|| {
-        let known: Vec<&str> = config.mcp_servers.keys().map(String::as_str).collect();
-        format!(
-            "no MCP server is named '{name}' (configured: {}); see `toolhost mcp list`",
-            if known.is_empty() {
-                "none".to_owned()
-            } else {
-                known.join(", ")
-            }
-        )
-    })
+/// The direct server `name` of `agent`, else the user server `name`.
+fn find<'a>(
+    config: &'a Config,
+    agent: &'a AgentConfig,
+    name: &str,
+) -> anyhow::Result<&'a McpServerConfig> {
+    if let Some(server) = agent
+        .direct_mcp_servers
+        .get(name)
+        .or_else(|| config.mcp_servers.get(name))
+    {
+        return Ok(server);
+    }
+    let owners: Vec<String> = config
+        .agents
+        .values()
+        .filter(|other| other.direct_mcp_servers.contains_key(name))
+        .map(|other| format!("--agent {}", other.name))
+        .collect();
+    if !owners.is_empty() {
+        anyhow::bail!(
+            "'{name}' is a direct MCP server of another agent: add {}",
+            owners.join(" or ")
+        );
+    }
+    let known: Vec<&str> = config
+        .mcp_servers
+        .keys()
+        .chain(agent.direct_mcp_servers.keys())
+        .map(String::as_str)
+        .collect();
+    anyhow::bail!(
+        "no MCP server is named '{name}' (configured: {}); see `toolhost mcp list`",
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
 }
 
 fn target(transport: &McpTransport) -> String {

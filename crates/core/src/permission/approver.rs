@@ -69,6 +69,16 @@ pub enum AnswerKind {
 pub trait Approver: Send + Sync {
     /// Waits for the answer. The pipeline stops waiting when the call is cancelled.
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalAnswer;
+
+    /// Whether it asks a person (`true`, the default) or answers by itself, as
+    /// [`NonInteractiveApprover`] does. Where nobody can be asked (a call through the MCP
+    /// bridge, from inside a Bash command), [`PermissionPolicy::without_asking`] keeps an
+    /// approver that does not ask and refuses instead of asking one that does.
+    ///
+    /// [`PermissionPolicy::without_asking`]: super::PermissionPolicy::without_asking
+    fn is_interactive(&self) -> bool {
+        true
+    }
 }
 
 /// The approver when nobody can be asked: approves everything (`--yes`) or refuses with a
@@ -100,6 +110,10 @@ impl Approver for NonInteractiveApprover {
                 message: refusal_message(request),
             }
         }
+    }
+
+    fn is_interactive(&self) -> bool {
+        false
     }
 }
 

@@ -42,7 +42,8 @@ pub const SESSION_ORIGIN: &str = "allowed for this session";
 pub struct PermissionPolicy {
     mode: PermissionMode,
     rules: RuleSet,
-    session_allow: RwLock<Vec<PermissionRule>>,
+    /// Shared with the policies [`Self::without_asking`] makes.
+    session_allow: Arc<RwLock<Vec<PermissionRule>>>,
     approver: Arc<dyn Approver>,
     pre_tool_use: Option<Arc<dyn PreToolUseHook>>,
     audit: Option<Arc<dyn AuditSink>>,
@@ -70,6 +71,27 @@ impl PermissionPolicy {
     /// The mode.
     pub fn mode(&self) -> PermissionMode {
         self.mode
+    }
+
+    /// The same policy (mode, rules, rules allowed for the session, hook, audit trail) for
+    /// calls where nobody can be asked, such as those reaching the MCP bridge from inside a
+    /// Bash command: a call that would ask a person is refused with
+    /// [`refusal_message`](super::approver::refusal_message) instead. An approver that asks
+    /// nobody ([`Approver::is_interactive`] is `false`, as with `--yes`) is kept.
+    pub fn without_asking(&self) -> Self {
+        let approver: Arc<dyn Approver> = if self.approver.is_interactive() {
+            Arc::new(NonInteractiveApprover::refusing())
+        } else {
+            Arc::clone(&self.approver)
+        };
+        Self {
+            mode: self.mode,
+            rules: self.rules.clone(),
+            session_allow: Arc::clone(&self.session_allow),
+            approver,
+            pre_tool_use: self.pre_tool_use.clone(),
+            audit: self.audit.clone(),
+        }
     }
 
     /// The configured rules.
@@ -328,7 +350,7 @@ impl PermissionPolicyBuilder {
         PermissionPolicy {
             mode: self.mode,
             rules: self.rules,
-            session_allow: RwLock::new(Vec::new()),
+            session_allow: Arc::new(RwLock::new(Vec::new())),
             approver: self.approver,
             pre_tool_use: self.pre_tool_use,
             audit: self.audit,

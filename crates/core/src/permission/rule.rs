@@ -32,7 +32,17 @@ pub struct PermissionRule {
 pub(crate) enum ToolPattern {
     /// One tool (and, for `Read` and `Edit`, the rest of its family).
     Exact(String),
-    /// `mcp__server`: every tool of that MCP server.
+    /// `mcp__server`: every tool of that MCP server, named `mcp__<server>__<tool>`.
+    ///
+    /// The client's sanitiser (`toolhost_mcp::client::naming::server_segment`) keeps `__` out
+    /// of server segments but lets one end in `_`, and tool names may start with `_`, so a
+    /// run of three or more underscores is ambiguous: `mcp__git___x` is tool `x` of a server
+    /// `git_`, or tool `_x` of the server `git`. Toolhost reads it as the former: after
+    /// `mcp__<server>` comes nothing, or `__` and a character other than `_`. So `mcp__git`
+    /// never reaches the tools of `git_` (nor of `git-x`, `gitx`), and `mcp__git_` does; the
+    /// price is that a tool of `git` whose name starts with `_` is named by its full name
+    /// (`mcp__git___private`) or a prefix rule (`mcp__git__*`, which `git_` also matches), not
+    /// by `mcp__git`.
     McpServer(String),
     /// `Name*`: every tool whose name starts with `Name` (`mcp__*`, `mcp__github__*`).
     Prefix(String),
@@ -211,7 +221,12 @@ impl ToolPattern {
             Self::McpServer(server) => tool
                 .strip_prefix("mcp__")
                 .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with("__")),
+                .is_some_and(|rest| {
+                    rest.is_empty()
+                        || rest
+                            .strip_prefix("__")
+                            .is_some_and(|tool| !tool.starts_with('_'))
+                }),
             Self::Prefix(prefix) => tool.starts_with(prefix.as_str()),
         }
     }

@@ -2,6 +2,10 @@
 //! agent such as Claude Code or Codex) over one Streamable HTTP endpoint on 127.0.0.1, with a
 //! random port and a random bearer token. The child learns both from
 //! [`BRIDGE_URL_VARIABLE`] and [`BRIDGE_TOKEN_VARIABLE`] ([`ProviderBridge::environment`]).
+//!
+//! A [`BridgePolicy`] says which tools it serves and who authorises their calls, so that the
+//! bridge offers an agent no more than its own tool list does and applies the same permission
+//! rules, mode and audit trail.
 
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -10,9 +14,13 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use toolhost_core::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolSpec};
+use toolhost_core::{
+    AllowAll, Authorization, Authorizer, CallRequest, Tool, ToolContext, ToolError, ToolOutput,
+    ToolRegistry, ToolSpec,
+};
 
 use super::McpProvider;
+use crate::client::naming::{sanitize, server_segment};
 use crate::{HttpOptions, HttpServer, McpServer, ServeError};
 
 /// The environment variable that hands the bridge's URL to a child agent or CLI.
@@ -38,6 +46,36 @@ pub enum BridgeError {
     Serve(#[from] ServeError),
 }
 
+/// Which provider tools a bridge serves and who authorises their calls. Both see a tool by
+/// the name the agent knows it by, `mcp__<provider>__<tool>`, whereas the bridge serves it as
+/// `<provider>__<tool>` (the external CLI adds its own `mcp__<server>__`).
+#[derive(Clone)]
+pub struct BridgePolicy {
+    /// Whether the tool of that name is served.
+    pub serves: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    /// Decides on every call, as a registry's authoriser does.
+    pub authorizer: Arc<dyn Authorizer>,
+}
+
+impl BridgePolicy {
+    /// Every tool, every call allowed: for tests, and for a bridge whose token is the only
+    /// guard wanted.
+    pub fn allow_all() -> Self {
+        Self {
+            serves: Arc::new(|_| true),
+            authorizer: Arc::new(AllowAll),
+        }
+    }
+}
+
+impl fmt::Debug for BridgePolicy {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("BridgePolicy")
+            .finish_non_exhaustive()
+    }
+}
+
 /// A running bridge; stops when [`Self::shutdown`] is called or it is dropped.
 pub struct ProviderBridge {
     url: String,
@@ -59,17 +97,32 @@ impl fmt::Debug for ProviderBridge {
 }
 
 impl ProviderBridge {
-    /// Serves `providers` (the eligible ones: see
-    /// [`McpProviders::eligible`](super::McpProviders::eligible)) on 127.0.0.1 with a random
-    /// port and token. Each tool is served as `<provider>__<tool>`. The bridge has no
-    /// permission policy of its own: the token is the guard, and the external CLI asks its
-    /// user before MCP calls as it does for any server.
-    pub async fn start(providers: &[Arc<dyn McpProvider>]) -> Result<Self, BridgeError> {
-        let registry = ToolRegistry::builder().build();
+    /// Serves the tools of `providers` (the eligible ones: see
+    /// [`McpProviders::eligible`](super::McpProviders::eligible)) that `policy` serves, on
+    /// 127.0.0.1 with a random port and token. Each tool is served as `<provider>__<tool>` (sanitised as
+    /// the client names them);
+    /// every call goes through `policy.authorizer` under the name `mcp__<provider>__<tool>`,
+    /// and a refusal comes back as an error result with its reason. The token keeps other
+    /// local users out; the external CLI may also ask its own user, as for any server.
+    pub async fn start(
+        providers: &[Arc<dyn McpProvider>],
+        policy: BridgePolicy,
+    ) -> Result<Self, BridgeError> {
+        let registry = ToolRegistry::builder()
+            .authorizer(Arc::new(AgentNames(policy.authorizer)))
+            .build();
         for provider in providers {
             for tool in provider.tools() {
                 let spec = tool.spec();
-                let name = format!("{}__{}", provider.name(), spec.name);
+                // The names the in-process client gives them, less its `mcp__`.
+                let name = format!(
+                    "{}__{}",
+                    server_segment(provider.name()),
+                    sanitize(&spec.name)
+                );
+                if !(policy.serves)(&format!("mcp__{name}")) {
+                    continue;
+                }
                 let renamed = Renamed {
                     spec: ToolSpec { name, ..spec },
                     tool,
@@ -133,6 +186,29 @@ impl ProviderBridge {
 impl Drop for ProviderBridge {
     fn drop(&mut self) {
         self.stop.cancel();
+    }
+}
+
+/// Hands the authoriser the name the agent knows a tool by: `mcp__` and the bridge's name.
+struct AgentNames(Arc<dyn Authorizer>);
+
+#[async_trait::async_trait]
+impl Authorizer for AgentNames {
+    async fn authorize(&self, request: CallRequest<'_>) -> Authorization {
+        let spec = ToolSpec {
+            name: format!("mcp__{}", request.spec.name),
+            ..request.spec.clone()
+        };
+        self.0
+            .authorize(CallRequest {
+                spec: &spec,
+                ..request
+            })
+            .await
+    }
+
+    fn wants_subject(&self) -> bool {
+        self.0.wants_subject()
     }
 }
 

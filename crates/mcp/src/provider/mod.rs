@@ -17,7 +17,9 @@ use std::sync::Arc;
 use toolhost_core::permission::PermissionMode;
 use toolhost_core::{Tool, ToolRegistry};
 
-pub use bridge::{BRIDGE_TOKEN_VARIABLE, BRIDGE_URL_VARIABLE, BridgeError, ProviderBridge};
+pub use bridge::{
+    BRIDGE_TOKEN_VARIABLE, BRIDGE_URL_VARIABLE, BridgeError, BridgePolicy, ProviderBridge,
+};
 pub use status::{ToolNames, ToolhostProvider};
 
 /// Who would see a provider's tools: the agent, its session and its permission mode.
