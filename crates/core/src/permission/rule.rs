@@ -35,14 +35,10 @@ pub(crate) enum ToolPattern {
     /// `mcp__server`: every tool of that MCP server, named `mcp__<server>__<tool>`.
     ///
     /// The client's sanitiser (`toolhost_mcp::client::naming::server_segment`) keeps `__` out
-    /// of server segments but lets one end in `_`, and tool names may start with `_`, so a
-    /// run of three or more underscores is ambiguous: `mcp__git___x` is tool `x` of a server
-    /// `git_`, or tool `_x` of the server `git`. Toolhost reads it as the former: after
-    /// `mcp__<server>` comes nothing, or `__` and a character other than `_`. So `mcp__git`
-    /// never reaches the tools of `git_` (nor of `git-x`, `gitx`), and `mcp__git_` does; the
-    /// price is that a tool of `git` whose name starts with `_` is named by its full name
-    /// (`mcp__git___private`) or a prefix rule (`mcp__git__*`, which `git_` also matches), not
-    /// by `mcp__git`.
+    /// of server segments and drops a trailing `_`, so the first `__` after the segment ends
+    /// it: `mcp__git` names `mcp__git__status` and `mcp__git___private` (tool `_private`), not
+    /// the tools of `git-x` or `gitx`. The rule's server is read the same way (`mcp__git_` is
+    /// `mcp__git`: a server configured as `git_` has the segment `git`).
     McpServer(String),
     /// `Name*`: every tool whose name starts with `Name` (`mcp__*`, `mcp__github__*`).
     Prefix(String),
@@ -206,7 +202,11 @@ impl ToolPattern {
         }
         Ok(if wildcard {
             Self::Prefix(stem.to_owned())
-        } else if let Some(server) = stem.strip_prefix("mcp__").filter(|s| !s.contains("__")) {
+        } else if let Some(server) = stem
+            .strip_prefix("mcp__")
+            .map(|server| server.trim_end_matches('_'))
+            .filter(|server| !server.is_empty() && !server.contains("__"))
+        {
             Self::McpServer(server.to_owned())
         } else {
             Self::Exact(stem.to_owned())
@@ -221,12 +221,7 @@ impl ToolPattern {
             Self::McpServer(server) => tool
                 .strip_prefix("mcp__")
                 .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| {
-                    rest.is_empty()
-                        || rest
-                            .strip_prefix("__")
-                            .is_some_and(|tool| !tool.starts_with('_'))
-                }),
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with("__")),
             Self::Prefix(prefix) => tool.starts_with(prefix.as_str()),
         }
     }

@@ -1,8 +1,8 @@
 //! `mcp__<server>__<tool>` names that every model provider accepts (R29).
 //!
 //! Providers accept `^[A-Za-z0-9_-]{1,64}$`. Characters outside that set become `_`, runs of
-//! `__` in the server part collapse to one `_` (so that `mcp__server` permission rules find the
-//! server), and a name over 64 bytes, or one that another tool already has, keeps its first
+//! `__` in the server part collapse to one `_` and a trailing `_` is dropped (so that
+//! `mcp__server` permission rules find exactly that server's tools), and a name over 64 bytes, or one that another tool already has, keeps its first
 //! bytes and ends with `_` and eight hex digits of a hash of the original server and tool
 //! names: the same tool gets the same name in every session.
 
@@ -29,14 +29,20 @@ pub fn sanitize(name: &str) -> String {
         .collect()
 }
 
-/// The server part of tool names: sanitised, without `__`, never empty.
+/// The server part of tool names: sanitised, without `__`, not ending in `_`, never empty.
+/// So the first `__` after `mcp__<server>` always ends the server part, whatever the tool's
+/// name starts with (`mcp__git___private` is `git`'s tool `_private`), and a permission rule
+/// `mcp__git` names exactly the tools of `git` (servers `git_` and `git` share the segment, so
+/// their tools are both named, and told apart by a hash suffix if they collide).
 pub fn server_segment(server: &str) -> String {
     let mut segment = sanitize(server);
     while segment.contains("__") {
         segment = segment.replace("__", "_");
     }
+    let kept = segment.trim_end_matches('_').len();
+    segment.truncate(kept);
     if segment.is_empty() {
-        segment.push('_');
+        segment.push_str("server");
     }
     segment
 }
@@ -113,7 +119,11 @@ mod tests {
             "mcp__my_server__get_file_v2"
         );
         assert_eq!(namer.name("a__b", "t"), "mcp__a_b__t");
-        assert_eq!(namer.name("", "t"), "mcp_____t");
+        assert_eq!(namer.name("", "t"), "mcp__server__t");
+        // No segment ends in `_`: the first `__` after it always ends the server part.
+        assert_eq!(namer.name("git_", "x"), "mcp__git__x");
+        assert_eq!(namer.name("git", "_private"), "mcp__git___private");
+        assert_eq!(namer.name("tools!", "t"), "mcp__tools__t");
     }
 
     #[test]
