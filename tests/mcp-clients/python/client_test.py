@@ -202,7 +202,8 @@ async def modern_protocol(binary: str, transport: str, workspace: Path, url: str
 def process_alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
+        # Gone before the open, or between the open and the read (ESRCH).
         return False
     return stat.split(")")[-1].split()[0] != "Z"
 
