@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use toolhost_core::ToolRegistryBuilder;
 use toolhost_core::permission::{Approver, PermissionMode, PermissionPolicy};
+use toolhost_core::{ResultHandler, ToolRegistryBuilder};
 
 use crate::audit_file::{AuditFileError, JsonLinesAudit};
 use crate::config::Config;
@@ -62,6 +62,14 @@ impl Permissions {
             Some(hooks) => builder.result_handler(hooks.clone()),
             None => builder,
         }
+    }
+
+    /// The PostToolUse hooks as a result handler, when any are configured: for a registry
+    /// that [`Self::install`] does not build (the provider bridge).
+    pub fn result_handler(&self) -> Option<Arc<dyn ResultHandler>> {
+        self.post_tool_use
+            .clone()
+            .map(|hooks| hooks as Arc<dyn ResultHandler>)
     }
 
     /// The policy.

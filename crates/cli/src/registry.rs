@@ -98,6 +98,7 @@ async fn build_registry_with(
             Arc::new(move |tool| agent.offers(tool))
         },
         authorizer: Arc::new(permissions.policy().without_asking()),
+        result_handler: permissions.result_handler(),
     };
     if !offline && let Some(bridge) = LazyBridge::for_providers(providers.clone(), policy) {
         bash_settings.extra_environment = Some(bridge);

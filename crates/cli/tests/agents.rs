@@ -407,6 +407,27 @@ fn bridge_calls_go_through_the_permission_rules_and_the_audit_trail() {
 }
 
 #[test]
+fn post_tool_use_hooks_see_bridge_calls_by_the_agents_name_for_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path();
+    std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
+    write_config(
+        workspace,
+        "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n\
+         [[hooks.PostToolUse]]\nmatcher = \"mcp__toolhost__status\"\n\
+         command = \"echo '{\\\"updated_result\\\": {\\\"content\\\": \\\"redacted by the hook\\\"}}'\"\n",
+    );
+    let stdout = bash_as(
+        workspace,
+        "runner",
+        &["--allow", "Bash", "--allow", "mcp__toolhost"],
+        "/usr/bin/python3 bridge_client.py",
+    );
+    assert!(stdout.contains("redacted by the hook"), "{stdout}");
+    assert!(!stdout.contains("workspace: "), "{stdout}");
+}
+
+#[test]
 fn commands_kept_off_the_network_get_no_bridge() {
     let dir = tempfile::tempdir().unwrap();
     write_config(dir.path(), "[shell]\nnetwork = false\n");

@@ -259,6 +259,7 @@ async fn the_bridge_serves_only_what_its_policy_serves_and_asks_its_authoriser()
         BridgePolicy {
             serves: Arc::new(serves),
             authorizer: Arc::new(policy),
+            result_handler: None,
         },
     )
     .await

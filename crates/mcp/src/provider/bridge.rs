@@ -15,8 +15,8 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use toolhost_core::{
-    AllowAll, Authorization, Authorizer, CallRequest, Tool, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, ToolSpec,
+    AllowAll, Authorization, Authorizer, CallRequest, ResultHandler, Tool, ToolContext, ToolError,
+    ToolOutput, ToolRegistry, ToolSpec,
 };
 
 use super::McpProvider;
@@ -55,6 +55,9 @@ pub struct BridgePolicy {
     pub serves: Arc<dyn Fn(&str) -> bool + Send + Sync>,
     /// Decides on every call, as a registry's authoriser does.
     pub authorizer: Arc<dyn Authorizer>,
+    /// Sees every result before it is returned, as a registry's result handler does
+    /// (PostToolUse hooks); `None`: results go back as the tool made them.
+    pub result_handler: Option<Arc<dyn ResultHandler>>,
 }
 
 impl BridgePolicy {
@@ -64,6 +67,7 @@ impl BridgePolicy {
         Self {
             serves: Arc::new(|_| true),
             authorizer: Arc::new(AllowAll),
+            result_handler: None,
         }
     }
 }
@@ -108,9 +112,12 @@ impl ProviderBridge {
         providers: &[Arc<dyn McpProvider>],
         policy: BridgePolicy,
     ) -> Result<Self, BridgeError> {
-        let registry = ToolRegistry::builder()
-            .authorizer(Arc::new(AgentNames(policy.authorizer)))
-            .build();
+        let mut builder =
+            ToolRegistry::builder().authorizer(Arc::new(AgentNames(policy.authorizer)));
+        if let Some(handler) = policy.result_handler {
+            builder = builder.result_handler(Arc::new(AgentNames(handler)));
+        }
+        let registry = builder.build();
         for provider in providers {
             for tool in provider.tools() {
                 let spec = tool.spec();
@@ -189,16 +196,22 @@ impl Drop for ProviderBridge {
     }
 }
 
-/// Hands the authoriser the name the agent knows a tool by: `mcp__` and the bridge's name.
-struct AgentNames(Arc<dyn Authorizer>);
+/// Hands the authoriser and the result handler the name the agent knows a tool by: `mcp__` and
+/// the bridge's name.
+struct AgentNames<T: ?Sized>(Arc<T>);
+
+/// The spec of a bridge call under the name the agent knows the tool by.
+fn agent_spec(request: &CallRequest<'_>) -> ToolSpec {
+    ToolSpec {
+        name: format!("mcp__{}", request.spec.name),
+        ..request.spec.clone()
+    }
+}
 
 #[async_trait::async_trait]
-impl Authorizer for AgentNames {
+impl Authorizer for AgentNames<dyn Authorizer> {
     async fn authorize(&self, request: CallRequest<'_>) -> Authorization {
-        let spec = ToolSpec {
-            name: format!("mcp__{}", request.spec.name),
-            ..request.spec.clone()
-        };
+        let spec = agent_spec(&request);
         self.0
             .authorize(CallRequest {
                 spec: &spec,
@@ -209,6 +222,22 @@ impl Authorizer for AgentNames {
 
     fn wants_subject(&self) -> bool {
         self.0.wants_subject()
+    }
+}
+
+#[async_trait::async_trait]
+impl ResultHandler for AgentNames<dyn ResultHandler> {
+    async fn handle(&self, request: CallRequest<'_>, output: &mut ToolOutput) {
+        let spec = agent_spec(&request);
+        self.0
+            .handle(
+                CallRequest {
+                    spec: &spec,
+                    ..request
+                },
+                output,
+            )
+            .await;
     }
 }
 
