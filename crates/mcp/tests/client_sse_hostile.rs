@@ -1,6 +1,7 @@
 //! The legacy SSE client against servers that misbehave on purpose: redirects to another
-//! origin, an event without end, an endless error body. Each server is a few lines of raw
-//! HTTP/1.1 written here on tokio, listening on 127.0.0.1 and stopped when its test ends.
+//! origin, an event without end (at start-up, and as the answer to a call), an endless error
+//! body. Each server is a few lines of raw HTTP/1.1 written here on tokio, listening on
+//! 127.0.0.1 and stopped when its test ends.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -225,5 +226,84 @@ async fn an_endless_error_body_is_quoted_from_its_start() {
         "{message}"
     );
     assert!(message.chars().count() < 1000, "{message}");
+    clients.shutdown().await;
+}
+
+/// A legacy SSE MCP server written out by hand: it opens the stream with its `endpoint`,
+/// answers `initialize` and `tools/list` (one tool, `huge`) on the stream, and answers a call
+/// of `huge` with an event that never ends, one byte over the limit.
+fn scripted_server() -> Answer {
+    let stream_slot: Arc<tokio::sync::Mutex<Option<TcpStream>>> = Arc::default();
+    Arc::new(move |head, mut stream| {
+        let stream_slot = Arc::clone(&stream_slot);
+        let is_stream = head.starts_with("GET ");
+        let length: usize = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().ok())?
+            })
+            .unwrap_or(0);
+        tokio::spawn(async move {
+            if is_stream {
+                let open = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n\
+                             event: endpoint\ndata: /messages\n\n";
+                if stream.write_all(open).await.is_ok() {
+                    *stream_slot.lock().await = Some(stream);
+                }
+                return;
+            }
+            let mut body = vec![0u8; length];
+            if stream.read_exact(&mut body).await.is_err() {
+                return;
+            }
+            let accepted =
+                b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            let _ = stream.write_all(accepted).await;
+            let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            let id = message["id"].clone();
+            let event = match message["method"].as_str() {
+                Some("initialize") => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "scripted", "version": "1"}}}),
+                Some("tools/list") => serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "tools": [{"name": "huge", "inputSchema": {"type": "object"}}]}}),
+                Some("tools/call") => {
+                    let mut endless = b"event: message\ndata: ".to_vec();
+                    endless.resize(endless.len() + MAX_SSE_EVENT_BYTES + 1, b'x');
+                    if let Some(events) = stream_slot.lock().await.as_mut() {
+                        let _ = events.write_all(&endless).await;
+                    }
+                    return;
+                }
+                _ => return,
+            };
+            if let Some(events) = stream_slot.lock().await.as_mut() {
+                let text = format!("event: message\ndata: {event}\n\n");
+                let _ = events.write_all(text.as_bytes()).await;
+            }
+        })
+    })
+}
+
+#[tokio::test]
+async fn a_call_whose_answer_breaks_the_size_limit_says_so() {
+    let server = TestServer::start(scripted_server()).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let (clients, report) =
+        McpClients::start([sse_config(server.url("/sse"), &[], 10)], workspace.path()).await;
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    let registry = toolhost_core::ToolRegistry::builder().build();
+    assert!(clients.register_into(&registry).is_empty());
+    let result = registry
+        .execute("1", "mcp__hostile__huge", serde_json::json!({}))
+        .await;
+    let text = result.text();
+    assert!(result.is_error, "{text}");
+    assert!(
+        text.contains("'hostile'") && text.contains("over 16 MiB"),
+        "the call says why the stream broke: {text}"
+    );
     clients.shutdown().await;
 }

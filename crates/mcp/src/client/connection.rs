@@ -19,7 +19,7 @@ use toolhost_core::{ToolContext, ToolError, ToolOutput};
 
 use super::config::{McpServerConfig, McpTransport};
 use super::convert;
-use super::events::{ClientEvents, ProgressRoute, StderrTail, token_key};
+use super::events::{ClientEvents, LastWords, ProgressRoute, token_key};
 use super::remote;
 use super::session::{self, Session};
 use crate::McpServer;
@@ -68,7 +68,7 @@ pub(crate) struct ServerConnection {
     workspace: PathBuf,
     state: tokio::sync::Mutex<State>,
     pub(crate) events: ClientEvents,
-    pub(crate) stderr: Arc<StderrTail>,
+    pub(crate) last_words: Arc<LastWords>,
 }
 
 impl ServerConnection {
@@ -107,7 +107,7 @@ impl ServerConnection {
                 progress: Arc::default(),
                 tools_changed: Arc::new(Notify::new()),
             },
-            stderr: Arc::default(),
+            last_words: Arc::default(),
         }
     }
 
@@ -173,11 +173,11 @@ impl ServerConnection {
         let deadline = Instant::now() + timeout;
         match tokio::time::timeout_at(deadline, self.connect(deadline)).await {
             Ok(Ok(session)) => Ok(session),
-            Ok(Err(error)) => Err(format!("{error}{}", self.stderr.describe())),
+            Ok(Err(error)) => Err(format!("{error}{}", self.last_words.describe())),
             Err(_) => Err(format!(
                 "it did not finish starting within {}s (startup_timeout){}",
                 timeout.as_secs(),
-                self.stderr.describe()
+                self.last_words.describe()
             )),
         }
     }
@@ -195,7 +195,7 @@ impl ServerConnection {
                 cwd,
             } => {
                 let cwd = cwd.as_ref().unwrap_or(&self.workspace);
-                session::start_stdio(events, command, args, env, cwd, &self.stderr).await
+                session::start_stdio(events, command, args, env, cwd, &self.last_words).await
             }
             McpTransport::Http {
                 url,
@@ -237,7 +237,8 @@ impl ServerConnection {
                 })
             }
             McpTransport::Sse { .. } => Ok(Session {
-                service: remote::connect_sse(events, &self.config, deadline).await?,
+                service: remote::connect_sse(events, &self.config, deadline, &self.last_words)
+                    .await?,
                 group: None,
             }),
         }
@@ -264,7 +265,7 @@ impl ServerConnection {
                     "the MCP server '{}' stopped{}; toolhost restarts it on a call after {:.1}s. \
                      Try again later, or check the server's configuration ({})",
                     self.name(),
-                    self.stderr.describe(),
+                    self.last_words.describe(),
                     (retry_at - now).as_secs_f64(),
                     self.config.origin,
                 )));
@@ -373,7 +374,7 @@ impl ServerConnection {
                 "the MCP server '{}' failed during '{tool}': {other}{}. toolhost restarts it on \
                  the next call",
                 self.name(),
-                self.stderr.describe()
+                self.last_words.describe()
             )),
         }
     }

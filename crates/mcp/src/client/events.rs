@@ -75,26 +75,47 @@ impl Drop for ProgressRoute<'_> {
     }
 }
 
-/// The last lines a stdio server wrote on stderr.
+/// What a server said last, for the message of a call that fails: the last lines a stdio
+/// server wrote on stderr, and why toolhost broke its connection (an SSE stream that sent an
+/// event over the size limit), which a call waiting on that connection cannot see otherwise.
 #[derive(Default)]
-pub(crate) struct StderrTail(Mutex<VecDeque<String>>);
+pub(crate) struct LastWords {
+    stderr: Mutex<VecDeque<String>>,
+    broken: Mutex<Option<String>>,
+}
 
-impl StderrTail {
+impl LastWords {
     pub(super) fn push(&self, line: String) {
-        let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.len() == STDERR_TAIL_LINES {
             lines.pop_front();
         }
         lines.push_back(line);
     }
 
-    /// `"; its stderr ended with:\n..."`, or nothing when it wrote nothing.
+    /// Records why toolhost broke the connection.
+    pub(super) fn connection_broke(&self, reason: String) {
+        *self.broken.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason);
+    }
+
+    /// Forgets the last connection's break, when a new connection is made.
+    pub(super) fn forget_break(&self) {
+        *self.broken.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// `"; <why the connection broke>"` and `"; its stderr ended with:\n..."`, each when known.
     pub(crate) fn describe(&self) -> String {
-        let lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if lines.is_empty() {
-            return String::new();
+        let mut text = String::new();
+        if let Some(reason) = &*self.broken.lock().unwrap_or_else(PoisonError::into_inner) {
+            text.push_str("; ");
+            text.push_str(reason);
         }
-        let text: Vec<&str> = lines.iter().map(String::as_str).collect();
-        format!("; its stderr ended with:\n{}", text.join("\n"))
+        let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        if !lines.is_empty() {
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            text.push_str("; its stderr ended with:\n");
+            text.push_str(&lines.join("\n"));
+        }
+        text
     }
 }

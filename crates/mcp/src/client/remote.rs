@@ -2,6 +2,7 @@
 //! retry can change, the headers every request carries, and the errors of a failed connection.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
@@ -12,7 +13,7 @@ use tokio::time::Instant;
 
 use super::config::{McpServerConfig, McpTransport};
 use super::connection::Service;
-use super::events::ClientEvents;
+use super::events::{ClientEvents, LastWords};
 use super::sse::{SseClientTransport, chain};
 
 /// What is wrong with a remote entry in a way that waiting cannot fix (a URL that is not
@@ -108,6 +109,7 @@ pub(super) async fn connect_sse(
     events: ClientEvents,
     config: &McpServerConfig,
     deadline: Instant,
+    last_words: &Arc<LastWords>,
 ) -> Result<Service, String> {
     let McpTransport::Sse {
         url,
@@ -118,9 +120,16 @@ pub(super) async fn connect_sse(
         return Err(format!("'{}' is not an SSE server", config.name));
     };
     let headers = request_headers(headers, bearer_token_env.as_deref())?;
-    let transport =
-        SseClientTransport::connect(&config.name, url, headers, deadline, config.startup_timeout)
-            .await?;
+    last_words.forget_break();
+    let transport = SseClientTransport::connect(
+        &config.name,
+        url,
+        headers,
+        deadline,
+        config.startup_timeout,
+        Arc::clone(last_words),
+    )
+    .await?;
     events
         .serve(transport)
         .await

@@ -14,7 +14,7 @@ use tokio::io::AsyncBufReadExt as _;
 use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
 use super::connection::Service;
-use super::events::{ClientEvents, StderrTail};
+use super::events::{ClientEvents, LastWords};
 
 /// How long a failed start waits for the server's last words on stderr.
 const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);
@@ -67,7 +67,7 @@ pub(super) async fn start_stdio(
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: &Path,
-    tail: &Arc<StderrTail>,
+    tail: &Arc<LastWords>,
 ) -> Result<Session, String> {
     let mut spec = ProcessSpec::new(command)
         .args(args)

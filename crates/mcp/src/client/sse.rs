@@ -20,6 +20,7 @@ use rmcp::transport::Transport;
 use sse_stream::Sse;
 use tokio::time::Instant;
 
+use super::events::LastWords;
 use super::remote::http_url;
 
 /// The largest event (all its lines) accepted on a server's SSE stream, in bytes. MCP results
@@ -48,6 +49,8 @@ pub(crate) struct SseClientTransport {
     poster: Poster,
     /// `None` once the stream ended or the transport was closed.
     events: Option<Events>,
+    /// Where a broken stream's reason goes, for the calls that were waiting on it.
+    last_words: Arc<LastWords>,
 }
 
 /// What sending needs; cloned into each send, which rmcp may run concurrently.
@@ -66,13 +69,15 @@ pub(crate) struct SseTransportError(String);
 
 impl SseClientTransport {
     /// Opens the event stream of `url` and waits, until `deadline` (`startup_timeout` from
-    /// the start), for its `endpoint` event. Every request carries `headers`.
+    /// the start), for its `endpoint` event. Every request carries `headers`. Why the stream
+    /// broke, if it does, goes to `last_words`.
     pub(crate) async fn connect(
         server: &str,
         url: &str,
         headers: HeaderMap,
         deadline: Instant,
         startup_timeout: Duration,
+        last_words: Arc<LastWords>,
     ) -> Result<Self, String> {
         let stream_url = http_url(url, "SSE")?;
         // The configured headers (often credentials) must not go to another origin, and
@@ -136,6 +141,7 @@ impl SseClientTransport {
                 headers,
             },
             events: Some(events),
+            last_words,
         })
     }
 }
@@ -294,7 +300,9 @@ impl Transport<RoleClient> for SseClientTransport {
                 // The stream ending is the server stopping: rmcp then closes the session,
                 // and the next call starts it again.
                 Some(Err(error)) => {
-                    tracing::warn!(%server, "{}", stream_error(&error));
+                    let reason = stream_error(&error);
+                    tracing::warn!(%server, "{reason}");
+                    self.last_words.connection_broke(reason);
                     self.events = None;
                     return None;
                 }
