@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
 use serde_json::json;
-use support::{ServeProcess, node, node_modules, toolhost};
+use support::{EverythingHttp, ServeProcess, node, node_modules, toolhost};
 
 /// `[mcp_servers.NAME]` running server-everything over stdio.
 fn everything_entry(name: &str) -> String {
@@ -287,43 +287,6 @@ fn serve_starts_again_a_server_that_failed_at_start_up_and_announces_its_tools()
     );
 }
 
-/// server-everything on its legacy SSE transport, on 127.0.0.1 only (through the preload
-/// `tests/mcp-clients/node/listen_loopback.cjs`); killed when dropped.
-struct SseServer(std::process::Child);
-
-impl SseServer {
-    fn start(port: u16) -> Self {
-        let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
-        let child = std::process::Command::new(node())
-            .arg("--require")
-            .arg(node_modules().join("../node/listen_loopback.cjs"))
-            .arg(script)
-            .arg("sse")
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = Self(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "server-everything (sse) never listened"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        server
-    }
-}
-
-impl Drop for SseServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_legacy_sse_server_from_the_config_is_called_and_one_that_is_down_is_named() {
     let dir = tempfile::tempdir().unwrap();
@@ -343,7 +306,7 @@ fn a_legacy_sse_server_from_the_config_is_called_and_one_that_is_down_is_named()
         .stderr(predicate::str::contains("warning: the MCP server 'old'"))
         .stderr(predicate::str::contains("cannot connect to"));
 
-    let _server = SseServer::start(port);
+    let _server = EverythingHttp::start("sse", port, &[], &[]);
     toolhost(dir.path())
         .args([
             "call",

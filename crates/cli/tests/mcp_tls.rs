@@ -8,12 +8,11 @@
 
 mod support;
 
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use predicates::prelude::*;
-use support::{node, node_modules, toolhost};
+use support::{EverythingHttp, toolhost};
 
 fn openssl(dir: &Path, args: &[&str]) {
     let status = Command::new("openssl")
@@ -73,57 +72,22 @@ fn make_certificates(dir: &Path) {
     );
 }
 
-/// server-everything's Streamable HTTP transport over TLS on 127.0.0.1; killed when dropped.
-struct HttpsServer {
-    child: Child,
-    port: u16,
-}
-
-impl HttpsServer {
-    fn start(certificates: &Path) -> Self {
-        let modules = node_modules();
-        let preloads = modules.join("../node");
-        let mut child = Command::new(node())
-            .arg("--require")
-            .arg(preloads.join("listen_loopback.cjs"))
-            .arg("--require")
-            .arg(preloads.join("serve_tls.cjs"))
-            .arg(modules.join("@modelcontextprotocol/server-everything/dist/index.js"))
-            .arg("streamableHttp")
-            .env("PORT", "0")
-            .env("TOOLHOST_TEST_TLS_CERT", certificates.join("leaf.pem"))
-            .env("TOOLHOST_TEST_TLS_KEY", certificates.join("leaf.key"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut port = None;
-        for line in stderr.lines().map_while(Result::ok) {
-            if let Some(rest) = line.strip_prefix("toolhost-test: listening on 127.0.0.1:") {
-                port = Some(rest.trim().parse().unwrap());
-                break;
-            }
-        }
-        let port = port.expect("server-everything (streamableHttp over TLS) never listened");
-        Self { child, port }
-    }
-}
-
-impl Drop for HttpsServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn an_https_server_is_called_when_its_ca_is_trusted_and_named_when_it_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let certificates = dir.path().join("certs");
     std::fs::create_dir(&certificates).unwrap();
     make_certificates(&certificates);
-    let server = HttpsServer::start(&certificates);
+    // server-everything's Streamable HTTP transport, made HTTPS by the `serve_tls.cjs` preload.
+    let server = EverythingHttp::start(
+        "streamableHttp",
+        0,
+        &["serve_tls.cjs"],
+        &[
+            ("TOOLHOST_TEST_TLS_CERT", &certificates.join("leaf.pem")),
+            ("TOOLHOST_TEST_TLS_KEY", &certificates.join("leaf.key")),
+        ],
+    );
     let workspace = dir.path().join("ws");
     std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
     std::fs::write(

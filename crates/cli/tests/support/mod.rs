@@ -171,3 +171,59 @@ impl Drop for ServeProcess {
         let _ = self.child.wait();
     }
 }
+
+/// `@modelcontextprotocol/server-everything` on one of its HTTP transports (`sse`,
+/// `streamableHttp`) on 127.0.0.1 only (the preload `tests/mcp-clients/node/listen_loopback.cjs`,
+/// plus the `preloads` named, from the same folder), on `port` (0: a free one); killed when
+/// dropped.
+pub struct EverythingHttp {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl EverythingHttp {
+    /// Starts it with `env` added, and waits until it listens.
+    pub fn start(transport: &str, port: u16, preloads: &[&str], env: &[(&str, &Path)]) -> Self {
+        use std::io::BufRead as _;
+
+        let modules = node_modules();
+        let mut command = std::process::Command::new(node());
+        for preload in ["listen_loopback.cjs"].iter().chain(preloads) {
+            command
+                .arg("--require")
+                .arg(modules.join("../node").join(preload));
+        }
+        command
+            .arg(modules.join("@modelcontextprotocol/server-everything/dist/index.js"))
+            .arg(transport)
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        // The preload reports the port it got; the line never comes if the server fails.
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let port = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|line| {
+                line.strip_prefix("toolhost-test: listening on 127.0.0.1:")
+                    .map(|rest| rest.trim().parse().unwrap())
+            })
+            .unwrap_or_else(|| panic!("server-everything ({transport}) never listened"));
+        // Keep reading what it logs later: with its stderr closed, its next log line would
+        // fail with EPIPE and stop it.
+        std::thread::spawn(move || lines.for_each(drop));
+        Self { child, port }
+    }
+}
+
+impl Drop for EverythingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
