@@ -70,6 +70,7 @@
 
 mod content;
 mod context;
+pub mod conversation;
 mod definitions;
 mod error;
 pub mod permission;

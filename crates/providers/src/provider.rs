@@ -1,0 +1,137 @@
+//! The provider contract: what the agent loop asks of a model, and what it hears back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use toolhost_core::ToolSpec;
+use toolhost_core::conversation::{AssistantMessage, Message};
+
+/// Everything one model request needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelRequest {
+    /// The system prompt.
+    pub system: String,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<Message>,
+    /// The tools the model may call, in the order they are offered.
+    pub tools: Vec<ToolSpec>,
+    /// The most tokens the answer may have; `None` uses the provider's configured default.
+    pub max_output_tokens: Option<u32>,
+}
+
+/// What a provider reports while a response streams in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamEvent {
+    /// The provider sent the request (once per attempt).
+    RequestSent {
+        /// 1 for the first attempt, then 2, 3, …
+        attempt: u32,
+    },
+    /// A piece of answer text.
+    TextDelta(String),
+    /// A piece of reasoning.
+    ReasoningDelta(String),
+    /// A tool call began; its name may still be empty when a provider sends it later.
+    ToolCallStart {
+        /// Position of the call in the response.
+        index: usize,
+        /// The call's id.
+        id: String,
+        /// The tool's name, when already known.
+        name: String,
+    },
+    /// A piece of a tool call's arguments.
+    ToolCallDelta {
+        /// Position of the call in the response.
+        index: usize,
+        /// The new piece of JSON text.
+        arguments: String,
+    },
+    /// A request failed in a way worth retrying; the provider waits `delay`, then tries again.
+    RetryScheduled {
+        /// The attempt that will follow (2 for the first retry).
+        attempt: u32,
+        /// How long it waits first (the server's `retry-after` when it gave one).
+        delay: Duration,
+        /// What went wrong, for a person to read.
+        reason: String,
+    },
+    /// A stream broke after it had begun: everything streamed so far for this response is void
+    /// and will arrive again from the start.
+    Restarted,
+}
+
+/// Receives [`StreamEvent`]s; called on the task that runs the request.
+pub type EventSink = Arc<dyn Fn(StreamEvent) + Send + Sync>;
+
+/// Why a model request failed for good (after its retries).
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The request was cancelled.
+    #[error("the model request was cancelled")]
+    Cancelled,
+    /// The server answered with an error status.
+    #[error("{provider} answered {status}: {message}")]
+    Status {
+        /// The provider's name.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The error the server gave, or the start of its body.
+        message: String,
+    },
+    /// The server could not be reached, or the connection broke.
+    #[error("{provider}: {message}")]
+    Connection {
+        /// The provider's name.
+        provider: String,
+        /// What happened.
+        message: String,
+    },
+    /// A named timeout ran out.
+    #[error("{provider}: {which} timeout of {after:?} ran out")]
+    Timeout {
+        /// The provider's name.
+        provider: String,
+        /// Which timeout (`connect`, `first byte`, `idle`, `request`).
+        which: &'static str,
+        /// Its length.
+        after: Duration,
+    },
+    /// The response did not follow the wire format.
+    #[error("{provider} sent a response toolhost cannot read: {message}")]
+    Protocol {
+        /// The provider's name.
+        provider: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The provider is not configured right (no key, bad URL).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// A model behind some wire format.
+#[async_trait::async_trait]
+pub trait ModelProvider: Send + Sync {
+    /// The provider's name as configured (`openai`, `anthropic`, `local`).
+    fn name(&self) -> &str;
+
+    /// The model it asks.
+    fn model(&self) -> &str;
+
+    /// The model's context window in tokens, when known.
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
+
+    /// Sends `request` and streams the response, retrying what is worth retrying; returns the
+    /// whole response. Stops with [`ProviderError::Cancelled`] soon after `cancel` fires.
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        events: EventSink,
+        cancel: CancellationToken,
+    ) -> Result<AssistantMessage, ProviderError>;
+}
