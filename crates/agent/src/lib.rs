@@ -24,10 +24,12 @@
 //! # }
 //! ```
 
+pub mod agent_loop;
 mod audit_file;
 pub mod config;
 pub mod hooks;
 mod permissions;
+pub mod system_prompt;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{

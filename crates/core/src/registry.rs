@@ -238,6 +238,18 @@ impl ToolRegistry {
         }
     }
 
+    /// The error result for a call that cannot even be looked up: the model's arguments were
+    /// not JSON, say. Finished like every other result (truncated, with [`crate::ERROR_HINT`]),
+    /// so a caller never formats an error of its own.
+    pub fn reject_call(
+        &self,
+        tool_call_id: &str,
+        tool_name: &str,
+        message: String,
+    ) -> ToolCallResult {
+        self.pipeline.reject(tool_call_id, tool_name, message)
+    }
+
     /// Tells every tool of a session event (R4). A listener that fails or panics is logged
     /// as a warning and reported in the returned list; the others still hear the event.
     pub async fn dispatch_session_event(

@@ -1,0 +1,282 @@
+//! The agent loop: a model turn, the tool calls it asks for through the one pipeline, their
+//! results back to the model, and again — until the model answers in text, a tool ends the
+//! run, the iteration limit is reached, or somebody cancels.
+//!
+//! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink.
+
+mod events;
+mod tool_batch;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
+use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry};
+use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
+
+pub use events::{AgentEvent, AgentEventSink, RunOutcome};
+
+use tool_batch::run_tool_calls;
+
+/// How many model turns a run may take when nothing else is configured (R25).
+pub const DEFAULT_MAX_ITERATIONS: usize = 50;
+
+/// An agent: a model, the tools it is offered, and how it is told to work.
+pub struct AgentLoop {
+    provider: Arc<dyn ModelProvider>,
+    registry: Arc<ToolRegistry>,
+    system_prompt: String,
+    max_iterations: usize,
+    max_output_tokens: Option<u32>,
+    session: Arc<SessionInfo>,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// How it ended.
+    pub outcome: RunOutcome,
+    /// The whole conversation afterwards: what it was given, then every response and result.
+    pub messages: Vec<Message>,
+    /// Model turns taken.
+    pub turns: usize,
+    /// Tokens spent.
+    pub usage: Usage,
+    /// Wall time of the run.
+    pub duration: Duration,
+    /// Time spent waiting for the model.
+    pub model_time: Duration,
+}
+
+impl AgentLoop {
+    /// An agent asking `provider`, offered the tools of `registry` (already filtered for the
+    /// permission mode and the agent's tool list), with this system prompt.
+    pub fn new(
+        provider: Arc<dyn ModelProvider>,
+        registry: Arc<ToolRegistry>,
+        system_prompt: impl Into<String>,
+    ) -> Self {
+        let session = SessionInfo {
+            session_id: None,
+            model: Some(provider.model().to_owned()),
+        };
+        Self {
+            provider,
+            registry,
+            system_prompt: system_prompt.into(),
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            max_output_tokens: None,
+            session: Arc::new(session),
+        }
+    }
+
+    /// At most this many model turns per run.
+    #[must_use]
+    pub fn max_iterations(mut self, limit: usize) -> Self {
+        self.max_iterations = limit.max(1);
+        self
+    }
+
+    /// At most this many tokens per response (the provider's default otherwise).
+    #[must_use]
+    pub fn max_output_tokens(mut self, tokens: Option<u32>) -> Self {
+        self.max_output_tokens = tokens;
+        self
+    }
+
+    /// The session the calls belong to (tools and approvers see its id).
+    #[must_use]
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session = Arc::new(SessionInfo {
+            session_id: Some(id.into()),
+            model: self.session.model.clone(),
+        });
+        self
+    }
+
+    /// The tools offered.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    /// The provider asked.
+    pub fn provider(&self) -> &Arc<dyn ModelProvider> {
+        &self.provider
+    }
+
+    /// The system prompt.
+    pub fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    /// Tells the tools a session lifecycle event (R4: `start`, `shutdown`, …); a tool that
+    /// fails to listen is logged, never fatal.
+    pub async fn session_event(&self, event: SessionEvent) {
+        self.registry
+            .dispatch_session_event(&event, &self.session)
+            .await;
+    }
+
+    /// Runs the conversation `messages` (ending with the user's message) until it ends.
+    pub async fn run(
+        &self,
+        mut messages: Vec<Message>,
+        events: AgentEventSink,
+        cancel: CancellationToken,
+    ) -> RunReport {
+        let started = Instant::now();
+        let mut usage = Usage::default();
+        let mut turns = 0;
+        let mut model_time = Duration::ZERO;
+        events(AgentEvent::RunStart {
+            session_id: self.session.session_id.clone().unwrap_or_default(),
+            provider: self.provider.name().to_owned(),
+            model: self.provider.model().to_owned(),
+            tools: self.registry.names(),
+        });
+        let outcome = loop {
+            if cancel.is_cancelled() {
+                break RunOutcome::Cancelled;
+            }
+            turns += 1;
+            events(AgentEvent::TurnStart { turn: turns });
+            let asked = Instant::now();
+            let response = self.ask_model(&messages, &events, &cancel).await;
+            model_time += asked.elapsed();
+            let response = match response {
+                Ok(response) => response,
+                Err(outcome) => break outcome,
+            };
+            usage += response.usage;
+            events(AgentEvent::AssistantMessage {
+                message: response.clone(),
+            });
+            let calls: Vec<_> = response.tool_calls().cloned().collect();
+            let text = response.text();
+            messages.push(Message::Assistant(response));
+            if calls.is_empty() {
+                break RunOutcome::Answered { text };
+            }
+            if turns >= self.max_iterations {
+                // Every call needs a result, or the conversation cannot go on later.
+                for call in &calls {
+                    let result = self.registry.reject_call(
+                        &call.id,
+                        &call.name,
+                        format!("not run: the run reached its limit of {turns} turns"),
+                    );
+                    messages.push(Message::ToolResult(ToolResultMessage::from(&result)));
+                }
+                break RunOutcome::MaxIterations {
+                    limit: self.max_iterations,
+                };
+            }
+            let finished =
+                run_tool_calls(&self.registry, &calls, &self.session, &events, &cancel).await;
+            let stop =
+                finished
+                    .iter()
+                    .find(|done| done.stopped_run)
+                    .map(|done| RunOutcome::Stopped {
+                        tool: done.result.tool_name.clone(),
+                        message: done.result.text(),
+                    });
+            messages.extend(
+                finished
+                    .iter()
+                    .map(|done| Message::ToolResult(ToolResultMessage::from(&done.result))),
+            );
+            if cancel.is_cancelled() {
+                break RunOutcome::Cancelled;
+            }
+            if let Some(stop) = stop {
+                break stop;
+            }
+        };
+        events(AgentEvent::RunEnd {
+            outcome: outcome.clone(),
+            turns,
+            usage,
+        });
+        RunReport {
+            outcome,
+            messages,
+            turns,
+            usage,
+            duration: started.elapsed(),
+            model_time,
+        }
+    }
+
+    /// One model response, streamed into `events`; retries are the provider's, told as
+    /// `auto_retry_start` / `auto_retry_end` session events too (R4).
+    async fn ask_model(
+        &self,
+        messages: &[Message],
+        events: &AgentEventSink,
+        cancel: &CancellationToken,
+    ) -> Result<AssistantMessage, RunOutcome> {
+        let request = ModelRequest {
+            system: self.system_prompt.clone(),
+            messages: messages.to_vec(),
+            tools: self.registry.specs(),
+            max_output_tokens: self.max_output_tokens,
+        };
+        let last_attempt = Arc::new(AtomicU32::new(1));
+        let sink = self.stream_sink(events, &last_attempt);
+        let result = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(RunOutcome::Cancelled),
+            result = self.provider.stream(&request, sink, cancel.clone()) => result,
+        };
+        let attempt = last_attempt.load(Ordering::Relaxed);
+        if attempt > 1 {
+            events(AgentEvent::RetryEnd { attempt });
+            self.session_event(SessionEvent::AutoRetryEnd).await;
+        }
+        result.map_err(|error| match error {
+            toolhost_providers::ProviderError::Cancelled => RunOutcome::Cancelled,
+            error => RunOutcome::Failed {
+                error: error.to_string(),
+            },
+        })
+    }
+
+    /// Turns the provider's stream events into the loop's.
+    fn stream_sink(&self, events: &AgentEventSink, last_attempt: &Arc<AtomicU32>) -> EventSink {
+        let events = Arc::clone(events);
+        let last_attempt = Arc::clone(last_attempt);
+        let registry = Arc::clone(&self.registry);
+        let session = Arc::clone(&self.session);
+        Arc::new(move |event| match event {
+            StreamEvent::TextDelta(text) => events(AgentEvent::TextDelta { text }),
+            StreamEvent::ReasoningDelta(text) => events(AgentEvent::ReasoningDelta { text }),
+            StreamEvent::Restarted => events(AgentEvent::ResponseRestarted),
+            StreamEvent::RetryScheduled {
+                attempt,
+                delay,
+                reason,
+            } => {
+                last_attempt.store(attempt, Ordering::Relaxed);
+                events(AgentEvent::RetryStart {
+                    attempt,
+                    delay,
+                    reason,
+                });
+                // Tools hear it while the provider waits; the sink itself cannot wait.
+                let registry = Arc::clone(&registry);
+                let session = Arc::clone(&session);
+                tokio::spawn(async move {
+                    registry
+                        .dispatch_session_event(&SessionEvent::AutoRetryStart, &session)
+                        .await;
+                });
+            }
+            StreamEvent::RequestSent { .. }
+            | StreamEvent::ToolCallStart { .. }
+            | StreamEvent::ToolCallDelta { .. } => {}
+        })
+    }
+}

@@ -1,0 +1,219 @@
+//! The system prompt: who the agent is, where it works, the tools' guidance, and the
+//! project's instructions from `AGENTS.md` / `CLAUDE.md`.
+//!
+//! It stays the same for every turn of a run (the date has no time of day), so providers that
+//! cache prompt prefixes (Anthropic, llama.cpp) reuse it.
+
+use std::path::{Path, PathBuf};
+
+/// The most bytes of context files the prompt carries; a file that does not fit is cut, with a
+/// note saying so and where the whole file is.
+pub const CONTEXT_FILES_BUDGET: usize = 32 * 1024;
+
+/// The project instruction files read from the workspace root, in this order.
+pub const WORKSPACE_CONTEXT_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// What the system prompt is made of; stored with a session so a resumed run gets the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemPromptInputs {
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// Today, as `YYYY-MM-DD`.
+    pub date: String,
+    /// The operating system and architecture (`linux x86_64`).
+    pub platform: String,
+    /// The tools offered, in order.
+    pub tools: Vec<String>,
+    /// The context files found, in order, with their (possibly cut) text.
+    pub context_files: Vec<ContextFile>,
+}
+
+/// One instruction file the prompt includes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its text, cut to the budget.
+    pub text: String,
+    /// Whether it was cut.
+    pub truncated: bool,
+}
+
+impl SystemPromptInputs {
+    /// The inputs for `workspace` today, offering `tools`, with the context files found in the
+    /// workspace root and under `home` (`~/.toolhost/AGENTS.md`).
+    pub fn gather(workspace: &Path, home: Option<&Path>, tools: Vec<String>) -> Self {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(home) = home {
+            candidates.push(home.join(".toolhost").join("AGENTS.md"));
+        }
+        candidates.extend(
+            WORKSPACE_CONTEXT_FILES
+                .iter()
+                .map(|name| workspace.join(name)),
+        );
+        Self {
+            workspace: workspace.to_path_buf(),
+            date: today(),
+            platform: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            tools,
+            context_files: read_context_files(&candidates, CONTEXT_FILES_BUDGET),
+        }
+    }
+
+    /// The prompt.
+    pub fn render(&self) -> String {
+        let mut prompt = format!(
+            "You are toolhost, a coding agent. You work in the workspace {workspace} on \
+             {platform}; today is {date}. Relative paths are relative to the workspace.\n\n\
+             Use the tools to look before you answer: read files rather than guess their \
+             content, and check the result of every change you make. When a tool returns an \
+             error, read it and change your approach instead of repeating the same call. When \
+             you have what you need, answer in plain text without calling a tool.\n",
+            workspace = self.workspace.display(),
+            platform = self.platform,
+            date = self.date,
+        );
+        let guidance = tool_guidance(&self.tools);
+        if !guidance.is_empty() {
+            prompt.push_str("\n# Tools\n");
+            for line in guidance {
+                prompt.push_str("- ");
+                prompt.push_str(line);
+                prompt.push('\n');
+            }
+        }
+        for file in &self.context_files {
+            prompt.push_str(&format!(
+                "\n# Instructions from {}\n{}\n",
+                file.path.display(),
+                file.text.trim_end()
+            ));
+            if file.truncated {
+                prompt.push_str(&format!(
+                    "[cut to fit the prompt; read {} for the rest]\n",
+                    file.path.display()
+                ));
+            }
+        }
+        prompt
+    }
+}
+
+/// Advice on the tools offered; only tools that are there are named.
+fn tool_guidance(tools: &[String]) -> Vec<&'static str> {
+    let has = |name: &str| tools.iter().any(|tool| tool == name);
+    let mut lines = Vec::new();
+    if has("Grep") || has("Glob") {
+        lines.push("Search with Grep (contents) and Glob (file names) rather than shell commands.");
+    }
+    if has("Read") && has("Edit") {
+        lines.push("Read a file before you Edit it; old_string must match the file exactly.");
+    }
+    if has("Bash") {
+        lines.push("Bash runs one shell command in the workspace; keep commands non-interactive.");
+    }
+    lines
+}
+
+/// The files that exist among `candidates`, in order, together at most `budget` bytes.
+fn read_context_files(candidates: &[PathBuf], budget: usize) -> Vec<ContextFile> {
+    let mut left = budget;
+    let mut files = Vec::new();
+    for path in candidates {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        if text.trim().is_empty() || left == 0 {
+            continue;
+        }
+        let (text, truncated) = cut_at_line(&text, left);
+        left -= text.len();
+        files.push(ContextFile {
+            path: path.clone(),
+            text,
+            truncated,
+        });
+    }
+    files
+}
+
+/// `text` cut to at most `max` bytes, at a line end when there is one.
+fn cut_at_line(text: &str, max: usize) -> (String, bool) {
+    if text.len() <= max {
+        return (text.to_owned(), false);
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    let head = head.rfind('\n').map_or(head, |end| &head[..=end]);
+    (head.to_owned(), true)
+}
+
+/// Today's date in UTC, `YYYY-MM-DD`.
+fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let (year, month, day) = civil_from_days(i64::try_from(seconds / 86_400).unwrap_or(0));
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Howard Hinnant's days-to-civil conversion (proleptic Gregorian, UTC).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn civil_dates_match_known_days() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_788), (2026, 12, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn context_files_share_one_budget_and_say_when_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "line one\nline two\n").unwrap();
+        std::fs::write(dir.path().join("CLAUDE.md"), "claude one\nclaude two\n").unwrap();
+        let files = read_context_files(
+            &[dir.path().join("AGENTS.md"), dir.path().join("CLAUDE.md")],
+            30,
+        );
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].text, "line one\nline two\n");
+        assert!(!files[0].truncated);
+        assert_eq!(files[1].text, "claude one\n");
+        assert!(files[1].truncated);
+    }
+
+    #[test]
+    fn the_prompt_names_the_workspace_and_includes_agents_md() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Always run cargo fmt.").unwrap();
+        let prompt =
+            SystemPromptInputs::gather(dir.path(), None, vec!["Read".into(), "Edit".into()])
+                .render();
+        assert!(prompt.contains(&dir.path().display().to_string()));
+        assert!(prompt.contains("Always run cargo fmt."));
+        assert!(prompt.contains("Read a file before you Edit it"));
+        assert!(!prompt.contains("Bash runs"));
+    }
+}

@@ -1,0 +1,474 @@
+//! The agent loop against an in-process scripted provider and real registries: what the
+//! model is sent, how tool calls run, and how a run ends.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use toolhost_agent::agent_loop::{AgentEvent, AgentLoop, RunOutcome};
+use toolhost_core::conversation::{
+    AssistantMessage, AssistantPart, Message, StopReason, ToolCall, Usage,
+};
+use toolhost_core::permission::{
+    NonInteractiveApprover, PermissionPolicy, PermissionRule, RuleList,
+};
+use toolhost_core::{
+    ERROR_HINT, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolSpec,
+    TypedTool,
+};
+use toolhost_providers::{EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent};
+
+/// Answers from a script, one response per request, and records every request.
+struct ScriptedProvider {
+    responses: Mutex<Vec<AssistantMessage>>,
+    requests: Mutex<Vec<ModelRequest>>,
+    /// Never answers: waits until cancelled.
+    hang: bool,
+}
+
+impl ScriptedProvider {
+    fn new(responses: Vec<AssistantMessage>) -> Arc<Self> {
+        Arc::new(Self {
+            responses: Mutex::new(responses.into_iter().rev().collect()),
+            requests: Mutex::new(Vec::new()),
+            hang: false,
+        })
+    }
+
+    fn hanging() -> Arc<Self> {
+        Arc::new(Self {
+            responses: Mutex::new(Vec::new()),
+            requests: Mutex::new(Vec::new()),
+            hang: true,
+        })
+    }
+
+    fn requests(&self) -> Vec<ModelRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl ModelProvider for ScriptedProvider {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        "script-1"
+    }
+
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        events: EventSink,
+        cancel: CancellationToken,
+    ) -> Result<AssistantMessage, ProviderError> {
+        self.requests.lock().unwrap().push(request.clone());
+        if self.hang {
+            cancel.cancelled().await;
+            return Err(ProviderError::Cancelled);
+        }
+        let response = self
+            .responses
+            .lock()
+            .unwrap()
+            .pop()
+            .expect("the script is exhausted");
+        for part in &response.content {
+            if let AssistantPart::Text { text } = part {
+                events(StreamEvent::TextDelta(text.clone()));
+            }
+        }
+        Ok(response)
+    }
+}
+
+fn text(answer: &str) -> AssistantMessage {
+    AssistantMessage {
+        content: vec![AssistantPart::Text {
+            text: answer.into(),
+        }],
+        stop_reason: StopReason::EndTurn,
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 2,
+            ..Usage::default()
+        },
+        model: None,
+    }
+}
+
+fn calls(calls: &[(&str, &str, &str)]) -> AssistantMessage {
+    AssistantMessage {
+        content: calls
+            .iter()
+            .map(|(id, name, arguments)| {
+                AssistantPart::ToolCall(ToolCall {
+                    id: (*id).into(),
+                    name: (*name).into(),
+                    arguments: (*arguments).into(),
+                })
+            })
+            .collect(),
+        stop_reason: StopReason::ToolUse,
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            ..Usage::default()
+        },
+        model: None,
+    }
+}
+
+/// Parameters of the test tools.
+#[derive(Deserialize, JsonSchema)]
+struct Params {
+    /// A label recorded in the log.
+    label: String,
+}
+
+/// Records `start LABEL` and `end LABEL` around a short sleep; read-only or not.
+struct Logged {
+    name: &'static str,
+    read_only: bool,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl TypedTool for Logged {
+    type Params = Params;
+
+    fn describe(&self) -> ToolSpec {
+        let spec = ToolSpec::new(self.name, "Logs its label.");
+        if self.read_only {
+            spec.with_annotations(ToolAnnotations::READ_ONLY)
+        } else {
+            spec
+        }
+    }
+
+    async fn run(&self, params: Params, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("start {}", params.label));
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("end {}", params.label));
+        Ok(ToolOutput::text(format!("done {}", params.label)))
+    }
+}
+
+/// Ends the run (`SessionsYield`-style).
+struct Yield;
+
+impl TypedTool for Yield {
+    type Params = Params;
+
+    fn describe(&self) -> ToolSpec {
+        ToolSpec::new("Yield", "Ends the run.").with_annotations(ToolAnnotations::READ_ONLY)
+    }
+
+    async fn run(&self, params: Params, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        ctx.abort();
+        Ok(ToolOutput::text(params.label))
+    }
+}
+
+struct Fixture {
+    log: Arc<Mutex<Vec<String>>>,
+    registry: Arc<ToolRegistry>,
+}
+
+fn fixture(policy: Option<PermissionPolicy>) -> Fixture {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut builder = ToolRegistry::builder();
+    if let Some(policy) = policy {
+        builder = builder.authorizer(Arc::new(policy));
+    }
+    let registry = builder.build();
+    for (name, read_only) in [("Look", true), ("Change", false)] {
+        registry
+            .register(Logged {
+                name,
+                read_only,
+                log: Arc::clone(&log),
+            })
+            .unwrap();
+    }
+    registry.register(Yield).unwrap();
+    Fixture {
+        log,
+        registry: Arc::new(registry),
+    }
+}
+
+fn collect_events() -> (
+    toolhost_agent::agent_loop::AgentEventSink,
+    Arc<Mutex<Vec<AgentEvent>>>,
+) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink_seen = Arc::clone(&seen);
+    (
+        Arc::new(move |event| sink_seen.lock().unwrap().push(event)),
+        seen,
+    )
+}
+
+#[tokio::test]
+async fn a_text_answer_ends_the_run_after_one_turn() {
+    let provider = ScriptedProvider::new(vec![text("Hello there.")]);
+    let Fixture { registry, .. } = fixture(None);
+    let agent = AgentLoop::new(provider.clone(), registry, "Be brief.");
+    let (events, seen) = collect_events();
+    let report = agent
+        .run(vec![Message::user("hi")], events, CancellationToken::new())
+        .await;
+    assert_eq!(
+        report.outcome,
+        RunOutcome::Answered {
+            text: "Hello there.".into()
+        }
+    );
+    assert_eq!(report.turns, 1);
+    assert_eq!(report.usage.input_tokens, 10);
+    let requests = provider.requests();
+    assert_eq!(requests[0].system, "Be brief.");
+    assert_eq!(
+        requests[0]
+            .tools
+            .iter()
+            .map(|spec| spec.name.as_str())
+            .collect::<Vec<_>>(),
+        ["Look", "Change", "Yield"]
+    );
+    let seen = seen.lock().unwrap();
+    assert!(matches!(seen.first(), Some(AgentEvent::RunStart { .. })));
+    assert!(seen.contains(&AgentEvent::TextDelta {
+        text: "Hello there.".into()
+    }));
+    assert!(matches!(
+        seen.last(),
+        Some(AgentEvent::RunEnd { turns: 1, .. })
+    ));
+}
+
+#[tokio::test]
+async fn tool_results_go_back_to_the_model_in_call_order() {
+    let provider = ScriptedProvider::new(vec![
+        calls(&[
+            ("c1", "Look", r#"{"label":"a"}"#),
+            ("c2", "Look", r#"{"label":"b"}"#),
+        ]),
+        text("Both done."),
+    ]);
+    let Fixture { registry, log } = fixture(None);
+    let agent = AgentLoop::new(provider.clone(), registry, "");
+    let (events, _) = collect_events();
+    let report = agent
+        .run(vec![Message::user("go")], events, CancellationToken::new())
+        .await;
+    assert_eq!(report.turns, 2);
+    let second = &provider.requests()[1].messages;
+    let results: Vec<(String, String)> = second
+        .iter()
+        .filter_map(|message| match message {
+            Message::ToolResult(result) => Some((
+                result.tool_call_id.clone(),
+                result.content[0].as_text().unwrap().to_owned(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("c1".to_owned(), "done a".to_owned()),
+            ("c2".to_owned(), "done b".to_owned())
+        ]
+    );
+    // Read-only calls ran together: both started before either ended.
+    let log = log.lock().unwrap();
+    assert_eq!(&log[..2], ["start a", "start b"]);
+}
+
+#[tokio::test]
+async fn calls_that_change_things_run_one_after_another_in_the_models_order() {
+    let provider = ScriptedProvider::new(vec![
+        calls(&[
+            ("c1", "Look", r#"{"label":"look1"}"#),
+            ("c2", "Change", r#"{"label":"change1"}"#),
+            ("c3", "Change", r#"{"label":"change2"}"#),
+            ("c4", "Look", r#"{"label":"look2"}"#),
+        ]),
+        text("ok"),
+    ]);
+    let Fixture { registry, log } = fixture(None);
+    let agent = AgentLoop::new(provider, registry, "");
+    let (events, _) = collect_events();
+    agent
+        .run(vec![Message::user("go")], events, CancellationToken::new())
+        .await;
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "start look1",
+            "end look1",
+            "start change1",
+            "end change1",
+            "start change2",
+            "end change2",
+            "start look2",
+            "end look2"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn unknown_tools_and_malformed_arguments_become_error_results_and_the_loop_goes_on() {
+    let provider = ScriptedProvider::new(vec![
+        calls(&[
+            ("c1", "Lok", r#"{"label":"a"}"#),
+            ("c2", "Look", r#"{"label": "trunc"#),
+            ("c3", "Look", r#"{"wrong": 1}"#),
+        ]),
+        text("recovered"),
+    ]);
+    let Fixture { registry, log } = fixture(None);
+    let agent = AgentLoop::new(provider.clone(), registry, "");
+    let (events, _) = collect_events();
+    let report = agent
+        .run(vec![Message::user("go")], events, CancellationToken::new())
+        .await;
+    assert_eq!(
+        report.outcome,
+        RunOutcome::Answered {
+            text: "recovered".into()
+        }
+    );
+    assert!(log.lock().unwrap().is_empty(), "no call may have run");
+    let errors: Vec<String> = provider.requests()[1]
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::ToolResult(result) => {
+                assert!(result.is_error);
+                Some(result.content[0].as_text().unwrap().to_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 3);
+    assert!(errors[0].contains("Look"), "did you mean: {}", errors[0]);
+    assert!(errors[1].contains("not valid JSON"), "{}", errors[1]);
+    assert!(errors[2].contains("label"), "{}", errors[2]);
+    assert!(errors.iter().all(|error| error.ends_with(ERROR_HINT)));
+}
+
+#[tokio::test]
+async fn the_iteration_limit_ends_a_run_that_keeps_calling_tools() {
+    let provider = ScriptedProvider::new(vec![
+        calls(&[("c1", "Look", r#"{"label":"1"}"#)]),
+        calls(&[("c2", "Look", r#"{"label":"2"}"#)]),
+        calls(&[("c3", "Look", r#"{"label":"3"}"#)]),
+    ]);
+    let Fixture { registry, log } = fixture(None);
+    let agent = AgentLoop::new(provider, registry, "").max_iterations(2);
+    let (events, _) = collect_events();
+    let report = agent
+        .run(vec![Message::user("go")], events, CancellationToken::new())
+        .await;
+    assert_eq!(report.outcome, RunOutcome::MaxIterations { limit: 2 });
+    assert_eq!(report.turns, 2);
+    // The second turn's call did not run, but it has a result, so the conversation can go on.
+    assert_eq!(*log.lock().unwrap(), ["start 1", "end 1"]);
+    assert!(matches!(
+        report.messages.last(),
+        Some(Message::ToolResult(result)) if result.is_error && result.tool_call_id == "c2"
+    ));
+}
+
+#[tokio::test]
+async fn a_denied_call_never_runs() {
+    let policy = PermissionPolicy::builder()
+        .rule(RuleList::Deny, PermissionRule::parse("Change").unwrap())
+        .approver(Arc::new(NonInteractiveApprover::approving()))
+        .build();
+    let provider = ScriptedProvider::new(vec![
+        calls(&[("c1", "Change", r#"{"label":"x"}"#)]),
+        text("I was refused."),
+    ]);
+    let Fixture { registry, log } = fixture(Some(policy));
+    let agent = AgentLoop::new(provider.clone(), registry, "");
+    let (events, _) = collect_events();
+    let report = agent
+        .run(vec![Message::user("go")], events, CancellationToken::new())
+        .await;
+    assert!(report.outcome.is_success());
+    assert!(log.lock().unwrap().is_empty());
+    let Some(Message::ToolResult(result)) = provider.requests()[1].messages.last().cloned() else {
+        panic!("the refusal goes back to the model");
+    };
+    assert!(result.is_error);
+}
+
+#[tokio::test]
+async fn a_tool_that_aborts_ends_the_run_with_its_message() {
+    let provider = ScriptedProvider::new(vec![calls(&[(
+        "c1",
+        "Yield",
+        r#"{"label":"handing back"}"#,
+    )])]);
+    let Fixture { registry, .. } = fixture(None);
+    let agent = AgentLoop::new(provider, registry, "");
+    let (events, _) = collect_events();
+    let report = agent
+        .run(vec![Message::user("go")], events, CancellationToken::new())
+        .await;
+    assert_eq!(
+        report.outcome,
+        RunOutcome::Stopped {
+            tool: "Yield".into(),
+            message: "handing back".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn cancelling_stops_a_run_waiting_for_the_model() {
+    let provider = ScriptedProvider::hanging();
+    let Fixture { registry, .. } = fixture(None);
+    let agent = AgentLoop::new(provider, registry, "");
+    let (events, _) = collect_events();
+    let cancel = CancellationToken::new();
+    let canceller = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        canceller.cancel();
+    });
+    let report = tokio::time::timeout(
+        Duration::from_secs(10),
+        agent.run(vec![Message::user("go")], events, cancel),
+    )
+    .await
+    .expect("the run stops when cancelled");
+    assert_eq!(report.outcome, RunOutcome::Cancelled);
+}
+
+#[test]
+fn tool_call_arguments_keep_the_json_text_as_received() {
+    let call = ToolCall {
+        id: "c".into(),
+        name: "Look".into(),
+        arguments: json!({"label": "x"}).to_string(),
+    };
+    assert_eq!(call.parsed_arguments().unwrap(), json!({"label": "x"}));
+}
