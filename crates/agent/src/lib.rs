@@ -30,6 +30,7 @@ pub mod config;
 pub mod hooks;
 mod permissions;
 pub mod system_prompt;
+pub mod tool_set;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{

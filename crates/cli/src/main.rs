@@ -1,16 +1,14 @@
 //! The `toolhost` command: list and call tools through the one pipeline.
 
 mod approval;
-mod bridge;
 mod commands;
-mod registry;
-mod script_host;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use toolhost_agent::tool_set::{ToolSet, ToolSetBuilder, custom_tool_sources};
 use toolhost_agent::{Config, ConfigSources, MAIN_AGENT, Overrides, Permissions};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
@@ -110,14 +108,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
         let agent = agent()?;
         let permissions = Permissions::from_config(&config, &workspace, approver)?;
-        let offered = registry::OfferedRegistry::default();
-        let (registry, custom, mcp) = runtime.block_on(registry::build_registry(
-            &workspace,
-            &config,
-            &agent,
-            &permissions,
-            &offered,
-        ))?;
+        let ToolSet {
+            registry,
+            custom,
+            mcp,
+        } = runtime
+            .block_on(ToolSetBuilder::new(&workspace, &config, &agent, &permissions).build())?;
         anyhow::Ok((permissions, registry, custom, mcp))
     };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
@@ -127,7 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tools(args) => {
             let runtime = runtime()?;
             let (permissions, registry, custom, mcp) = registry_on(&runtime, refusing())?;
-            let mut sources = registry::custom_tool_sources(&custom);
+            let mut sources = custom_tool_sources(&custom);
             sources.extend(mcp.tools().iter().map(|tool| {
                 let source = PathBuf::from(format!("mcp server {}", tool.server_name()));
                 (toolhost_core::Tool::spec(tool.as_ref()).name, source)

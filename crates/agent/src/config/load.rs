@@ -12,6 +12,7 @@ use toolhost_tools::ShellSandbox;
 
 use super::agents::{FileAgent, agent_config};
 use super::mcp::{CLAUDE_MCP_JSON, FileMcpServer, claude_mcp_json, server_config};
+use super::providers::{FileAgentSettings, FileProvider, agent_settings, provider_entry};
 use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
 /// Where the configuration comes from.
@@ -60,6 +61,8 @@ struct FileConfig {
     custom_tools: FileCustomTools,
     mcp_servers: BTreeMap<String, Spanned<FileMcpServer>>,
     agents: BTreeMap<String, Spanned<FileAgent>>,
+    providers: BTreeMap<String, Spanned<FileProvider>>,
+    agent: FileAgentSettings,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -234,6 +237,17 @@ impl Config {
             )
             .map_err(|(offset, message)| invalid(Some(offset), message))?;
             self.agents.insert(name, parsed);
+        }
+        for (name, provider) in file.providers {
+            let start = provider.span().start;
+            let entry = provider_entry(&name, provider.into_inner(), origin(start))
+                .map_err(|(offset, message)| invalid(Some(offset), message))?;
+            self.providers.insert(name, entry);
+        }
+        let settings = agent_settings(file.agent, &mut self.agent_settings)
+            .map_err(|(offset, message)| invalid(Some(offset), message))?;
+        for (key, offset) in settings {
+            self.sources.insert(key, origin(offset));
         }
         for (hooks, target) in [
             (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),

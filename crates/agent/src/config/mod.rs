@@ -21,6 +21,7 @@
 mod agents;
 mod load;
 mod mcp;
+mod providers;
 mod show;
 
 use std::collections::BTreeMap;
@@ -35,6 +36,7 @@ use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
+pub use providers::{AgentSettings, ProviderApi, ProviderEntry, ProviderTimeouts, check_base_url};
 
 /// How long a hook may run when its `timeout` does not say (R42).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -58,6 +60,10 @@ pub struct Config {
     /// `[agents.NAME]`, by name (a later layer's entry replaces an earlier one); see
     /// [`Config::agent`] for the implicit `main`.
     pub agents: BTreeMap<String, AgentConfig>,
+    /// `[providers.NAME]`, by name (a later layer's entry replaces an earlier one).
+    pub providers: BTreeMap<String, ProviderEntry>,
+    /// `[agent]`: the provider, model and iteration limit of runs.
+    pub agent_settings: AgentSettings,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
+use toolhost_agent::tool_set::{OfferedRegistry, ToolSet, ToolSetBuilder};
 use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 use toolhost_core::{Tool as _, ToolRegistry, ToolSpec};
@@ -16,8 +17,6 @@ use toolhost_mcp::{
     ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
 };
 use toolhost_script::{CustomTools, LoadedTool};
-
-use crate::registry;
 
 /// Arguments of `toolhost serve`.
 #[derive(Debug, Args)]
@@ -82,9 +81,15 @@ async fn serve(
     });
     let approver = McpApprover::new(prompts.clone(), fallback);
     let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
-    let offered = registry::OfferedRegistry::default();
-    let (registry, custom, mcp) =
-        registry::build_registry(workspace, config, agent, &permissions, &offered).await?;
+    let offered = OfferedRegistry::default();
+    let ToolSet {
+        registry,
+        custom,
+        mcp,
+    } = ToolSetBuilder::new(workspace, config, agent, &permissions)
+        .offered(offered.clone())
+        .build()
+        .await?;
     // Clients see the registry of the agent in its mode (plan: read-only tools).
     let plan = permissions.mode() == PermissionMode::Plan;
     let registry = Arc::new(registry.for_mode(permissions.mode()));

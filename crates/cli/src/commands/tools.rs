@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use toolhost_core::{DefinitionFormat, Sensitivity, ToolRegistry};
 
-use crate::registry::CustomToolSources;
+use toolhost_agent::tool_set::CustomToolSources;
 
 /// Arguments of `toolhost tools`.
 #[derive(Debug, Args)]

@@ -1,19 +1,63 @@
-//! Assembles the registry the CLI serves from the workspace and the configuration.
+//! The tool-set builder: the one place that assembles an agent's registry from the workspace
+//! and the configuration, so that the agent loop, `toolhost serve`, `toolhost call`,
+//! sub-agents and the terminal UI all offer the same tools, built the same way.
+//!
+//! Order (R9): the built-in filesystem and shell tools, then the custom tools discovered on
+//! disk, then the MCP tools (`mcp__<server>__<tool>`). Tools of later groups (web, skills,
+//! sub-agents, slash commands, sessions, control) join at their place in R9's order as they
+//! are built.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock, Weak};
 
-use anyhow::Context as _;
-use toolhost_agent::{AgentConfig, Config, Permissions};
-use toolhost_core::ToolRegistry;
+use toolhost_core::{RegistryError, ToolRegistry};
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
 use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{NetworkAccess, ShellSandbox, Workspace, builtin_tools};
 
-use crate::bridge::LazyBridge;
-use crate::script_host::{PermissionExecGate, WorkspaceFileSystem};
+use crate::config::{AgentConfig, Config};
+use crate::permissions::Permissions;
+
+mod bridge;
+mod script_host;
+
+pub use bridge::LazyBridge;
+pub use script_host::{PermissionExecGate, WorkspaceFileSystem};
+
+/// Why a tool set could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolSetError {
+    /// The workspace folder cannot be used.
+    #[error("cannot use {path} as the workspace: {message}")]
+    Workspace {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A built-in tool could not be registered (two with one name).
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// An MCP server marked `required = true` did not start.
+    #[error("{0} (it is required = true)")]
+    RequiredServer(String),
+    /// Starting the MCP servers panicked.
+    #[error("starting the MCP servers failed: {0}")]
+    McpStart(String),
+}
+
+/// An agent's tools, ready to offer: the registry, the custom tools (which can reload when
+/// their files change) and the MCP clients (shut them down when done).
+pub struct ToolSet {
+    /// The tools the agent is offered, in R9's order.
+    pub registry: Arc<ToolRegistry>,
+    /// The custom tools loaded from disk.
+    pub custom: CustomTools,
+    /// The MCP servers started for the agent.
+    pub mcp: Arc<McpClients>,
+}
 
 /// Where each custom tool came from, by name (built-ins are absent).
 pub type CustomToolSources = BTreeMap<String, PathBuf>;
@@ -36,6 +80,70 @@ impl OfferedRegistry {
             .upgrade()
             .map(|registry| registry.names())
             .unwrap_or_default()
+    }
+}
+
+/// Builds an agent's [`ToolSet`]: see [`ToolSetBuilder::build`].
+pub struct ToolSetBuilder<'a> {
+    workspace: &'a Path,
+    config: &'a Config,
+    agent: &'a AgentConfig,
+    permissions: &'a Permissions,
+    offered: OfferedRegistry,
+    providers: Option<McpProviders>,
+}
+
+impl<'a> ToolSetBuilder<'a> {
+    /// The tools of `agent` in `workspace` under `config`, authorised by `permissions`.
+    pub fn new(
+        workspace: &'a Path,
+        config: &'a Config,
+        agent: &'a AgentConfig,
+        permissions: &'a Permissions,
+    ) -> Self {
+        Self {
+            workspace,
+            config,
+            agent,
+            permissions,
+            offered: OfferedRegistry::default(),
+            providers: None,
+        }
+    }
+
+    /// Tell `offered` the registry once it exists (for `mcp__toolhost__status`).
+    #[must_use]
+    pub fn offered(mut self, offered: OfferedRegistry) -> Self {
+        self.offered = offered;
+        self
+    }
+
+    /// These built-in MCP providers instead of [`built_in_providers`].
+    #[must_use]
+    pub fn providers(mut self, providers: McpProviders) -> Self {
+        self.providers = Some(providers);
+        self
+    }
+
+    /// Assembles the tool set; see [`build_registry_with`] for what it holds.
+    pub async fn build(self) -> Result<ToolSet, ToolSetError> {
+        let providers = self
+            .providers
+            .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
+        let (registry, custom, mcp) = build_registry_with(
+            self.workspace,
+            self.config,
+            self.agent,
+            &providers,
+            self.permissions,
+            &self.offered,
+        )
+        .await?;
+        Ok(ToolSet {
+            registry,
+            custom,
+            mcp,
+        })
     }
 }
 
@@ -66,18 +174,8 @@ pub fn built_in_providers(workspace: &Path, offered: &OfferedRegistry) -> McpPro
 ///
 /// The registry holds the tools the agent is offered ([`AgentConfig::offered`]: its
 /// `allowed_tools`); `offered` is set to it.
-pub async fn build_registry(
-    workspace: &Path,
-    config: &Config,
-    agent: &AgentConfig,
-    permissions: &Permissions,
-    offered: &OfferedRegistry,
-) -> anyhow::Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>)> {
-    let providers = built_in_providers(workspace, offered);
-    build_registry_with(workspace, config, agent, &providers, permissions, offered).await
-}
-
-/// [`build_registry`] with these built-in `providers` (of which the agent sees the eligible).
+///
+/// `providers` are the built-in MCP providers, of which the agent sees the eligible.
 async fn build_registry_with(
     workspace: &Path,
     config: &Config,
@@ -85,7 +183,7 @@ async fn build_registry_with(
     providers: &McpProviders,
     permissions: &Permissions,
     offered: &OfferedRegistry,
-) -> anyhow::Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>)> {
+) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
     let mut bash_settings = config.shell.bash_settings();
@@ -114,10 +212,13 @@ async fn build_registry_with(
     }
     let registry = builder.build();
     let workspace_root = workspace;
-    let workspace = Arc::new(
-        Workspace::new(workspace)
-            .with_context(|| format!("cannot use {} as the workspace", workspace.display()))?,
-    );
+    let workspace =
+        Arc::new(
+            Workspace::new(workspace).map_err(|error| ToolSetError::Workspace {
+                path: workspace.to_path_buf(),
+                message: error.to_string(),
+            })?,
+        );
     let refused = registry.register_all(builtin_tools(Arc::clone(&workspace), bash_settings));
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
@@ -149,7 +250,9 @@ async fn build_registry_with(
     })) {
         tracing::warn!("a custom tool is refused: {refused}");
     }
-    let mcp = mcp.await.context("starting the MCP servers")??;
+    let mcp = mcp
+        .await
+        .map_err(|error| ToolSetError::McpStart(error.to_string()))??;
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
     }
@@ -171,11 +274,11 @@ async fn start_mcp_servers(
     workspace: PathBuf,
     servers: Vec<McpServerConfig>,
     providers: Vec<Arc<dyn McpProvider>>,
-) -> anyhow::Result<Arc<McpClients>> {
+) -> Result<Arc<McpClients>, ToolSetError> {
     let (clients, report) = McpClients::start_with_providers(servers, providers, &workspace).await;
     if let Some(failure) = report.required_failure() {
         clients.shutdown().await;
-        anyhow::bail!("{failure} (it is required = true)");
+        return Err(ToolSetError::RequiredServer(failure.to_string()));
     }
     for failure in &report.failures {
         eprintln!("toolhost: warning: {failure}; its tools are left out for now");
@@ -210,8 +313,8 @@ fn script_limits(config: &Config) -> ScriptLimits {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use crate::ConfigSources;
     use serde_json::Value;
-    use toolhost_agent::ConfigSources;
     use toolhost_core::permission::NonInteractiveApprover;
     use toolhost_core::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -226,7 +329,7 @@ mod tests {
         }
 
         fn is_eligible(&self, ctx: &ProviderContext) -> bool {
-            ctx.agent == toolhost_agent::MAIN_AGENT
+            ctx.agent == crate::MAIN_AGENT
         }
 
         fn tools(&self) -> Vec<Arc<dyn Tool>> {

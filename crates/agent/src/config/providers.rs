@@ -1,0 +1,243 @@
+//! `[providers.NAME]` (the model providers a run can ask) and `[agent]` (which one, which
+//! model, how many turns).
+//!
+//! ```toml
+//! [agent]
+//! provider = "local"
+//! max_iterations = 30
+//!
+//! [providers.local]
+//! api = "openai-chat"            # or "openai-responses", "anthropic"
+//! base_url = "http://127.0.0.1:8091/v1"
+//! model = "qwen2.5-coder-1.5b"
+//! first_byte_timeout = 300       # seconds
+//! ```
+//!
+//! The API key is never written in a file: `api_key_env` names the variable that holds it. A
+//! layer's `[providers.NAME]` replaces an earlier one of the same name.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// One `[providers.NAME]` table; every key is checked.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileProvider {
+    api: Spanned<String>,
+    base_url: Option<Spanned<String>>,
+    api_key_env: Option<String>,
+    model: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    context_window: Option<u64>,
+    max_output_tokens: Option<u32>,
+    /// Seconds.
+    connect_timeout: Option<Spanned<u64>>,
+    /// Seconds.
+    first_byte_timeout: Option<Spanned<u64>>,
+    /// Seconds.
+    idle_timeout: Option<Spanned<u64>>,
+    /// Seconds.
+    request_timeout: Option<Spanned<u64>>,
+    max_retries: Option<u32>,
+    prompt_cache: Option<bool>,
+}
+
+/// `[agent]`; every key is checked.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct FileAgentSettings {
+    provider: Option<Spanned<String>>,
+    model: Option<Spanned<String>>,
+    max_iterations: Option<Spanned<usize>>,
+}
+
+/// The wire format a provider speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProviderApi {
+    /// OpenAI chat completions (llama.cpp, vLLM, Ollama, LM Studio, OpenRouter, …).
+    OpenAiChat,
+    /// The OpenAI Responses API.
+    OpenAiResponses,
+    /// Anthropic messages.
+    Anthropic,
+}
+
+impl ProviderApi {
+    /// Every value as the configuration spells it.
+    pub const NAMES: [&'static str; 3] = ["openai-chat", "openai-responses", "anthropic"];
+
+    /// The value as the configuration spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAiChat => Self::NAMES[0],
+            Self::OpenAiResponses => Self::NAMES[1],
+            Self::Anthropic => Self::NAMES[2],
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "openai-chat" => Some(Self::OpenAiChat),
+            "openai-responses" => Some(Self::OpenAiResponses),
+            "anthropic" => Some(Self::Anthropic),
+            _ => None,
+        }
+    }
+}
+
+/// A configured model provider, before its key is read from the environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderEntry {
+    /// The table's name (`local` for `[providers.local]`).
+    pub name: String,
+    /// The wire format.
+    pub api: ProviderApi,
+    /// The API's base URL; `None`: the API's public endpoint.
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key; `None`: no key is sent.
+    pub api_key_env: Option<String>,
+    /// The default model.
+    pub model: Option<String>,
+    /// Extra HTTP headers sent with every request.
+    pub headers: BTreeMap<String, String>,
+    /// The model's context window in tokens.
+    pub context_window: Option<u64>,
+    /// The most tokens a response may have.
+    pub max_output_tokens: Option<u32>,
+    /// Named timeouts; `None` keeps the provider's default.
+    pub timeouts: ProviderTimeouts,
+    /// How many times a failed request is tried again.
+    pub max_retries: Option<u32>,
+    /// Anthropic prompt-cache breakpoints (default on).
+    pub prompt_cache: Option<bool>,
+    /// Where it was configured (`path:line`).
+    pub origin: String,
+}
+
+/// The named timeouts of a provider; `None` keeps the provider's default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProviderTimeouts {
+    /// Opening the connection.
+    pub connect: Option<Duration>,
+    /// From the request to the response's first byte (slow local models need minutes).
+    pub first_byte: Option<Duration>,
+    /// Between two pieces of a streamed response.
+    pub idle: Option<Duration>,
+    /// The whole request, streaming included.
+    pub request: Option<Duration>,
+}
+
+/// `[agent]`: the defaults of `toolhost run` and `toolhost chat`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentSettings {
+    /// The provider to ask (a `[providers.NAME]`, or `openai` / `anthropic` from the
+    /// conventional environment variables).
+    pub provider: Option<String>,
+    /// The model, over the provider's own.
+    pub model: Option<String>,
+    /// The most model turns per run (R25).
+    pub max_iterations: Option<usize>,
+}
+
+/// `[providers.NAME]` checked: a known `api`, an `http(s)` base URL, timeouts over zero.
+pub(super) fn provider_entry(
+    name: &str,
+    file: FileProvider,
+    origin: String,
+) -> Result<ProviderEntry, (usize, String)> {
+    let api = ProviderApi::parse(file.api.get_ref()).ok_or_else(|| {
+        (
+            file.api.span().start,
+            format!(
+                "providers.{name}.api is '{}'; it must be one of: {}",
+                file.api.get_ref(),
+                ProviderApi::NAMES.join(", ")
+            ),
+        )
+    })?;
+    if let Some(url) = &file.base_url {
+        check_base_url(url.get_ref()).map_err(|problem| {
+            (
+                url.span().start,
+                format!("providers.{name}.base_url {problem}"),
+            )
+        })?;
+    }
+    let seconds = |key: &str, value: Option<Spanned<u64>>| match value {
+        None => Ok(None),
+        Some(value) if *value.get_ref() == 0 => Err((
+            value.span().start,
+            format!(
+                "providers.{name}.{key} of 0 seconds would stop every request: give at least 1"
+            ),
+        )),
+        Some(value) => Ok(Some(Duration::from_secs(*value.get_ref()))),
+    };
+    Ok(ProviderEntry {
+        name: name.to_owned(),
+        api,
+        base_url: file.base_url.map(Spanned::into_inner),
+        api_key_env: file.api_key_env,
+        model: file.model,
+        headers: file.headers,
+        context_window: file.context_window,
+        max_output_tokens: file.max_output_tokens,
+        timeouts: ProviderTimeouts {
+            connect: seconds("connect_timeout", file.connect_timeout)?,
+            first_byte: seconds("first_byte_timeout", file.first_byte_timeout)?,
+            idle: seconds("idle_timeout", file.idle_timeout)?,
+            request: seconds("request_timeout", file.request_timeout)?,
+        },
+        max_retries: file.max_retries,
+        prompt_cache: file.prompt_cache,
+        origin,
+    })
+}
+
+/// `[agent]` checked.
+pub(super) fn agent_settings(
+    file: FileAgentSettings,
+    into: &mut AgentSettings,
+) -> Result<Vec<(&'static str, usize)>, (usize, String)> {
+    let mut set = Vec::new();
+    if let Some(provider) = file.provider {
+        set.push(("agent.provider", provider.span().start));
+        into.provider = Some(provider.into_inner());
+    }
+    if let Some(model) = file.model {
+        set.push(("agent.model", model.span().start));
+        into.model = Some(model.into_inner());
+    }
+    if let Some(limit) = file.max_iterations {
+        if *limit.get_ref() == 0 {
+            return Err((
+                limit.span().start,
+                "agent.max_iterations of 0 would end every run before it starts: give at least 1"
+                    .to_owned(),
+            ));
+        }
+        set.push(("agent.max_iterations", limit.span().start));
+        into.max_iterations = Some(limit.into_inner());
+    }
+    Ok(set)
+}
+
+/// Why a base URL is not usable, or `Ok`.
+pub fn check_base_url(url: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err(format!(
+            "'{url}' is not a URL: write it with its scheme, as in 'http://127.0.0.1:8080/v1'"
+        ));
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err(format!("'{url}' must start with http:// or https://"));
+    }
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(format!("'{url}' has no host"));
+    }
+    Ok(())
+}
