@@ -107,8 +107,9 @@ pub enum Fault {
     /// blocks; this tests an accumulator's keying by index.)
     InterleaveCalls,
     /// Close the connection after this many SSE events (frames, `[DONE]` and `ping` included),
-    /// without ending the response. For a non-streaming request, half of the JSON body is sent
-    /// instead. Fires once.
+    /// without ending the response: 0 sends the 200 head and nothing more; a number past the
+    /// last event sends them all but not the end of the chunked body. For a non-streaming
+    /// request, half of the JSON body is sent instead. Fires once.
     DropMidStream {
         /// How many events the client gets before the connection closes.
         after_events: usize,

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use toolhost_test_support::{Fault, MockModel, Reply, Step, WireFormat};
 
-use crate::support::{post, request};
+use crate::support::{KeptAlive, post, request};
 
 #[tokio::test]
 async fn steps_play_in_order_and_an_exhausted_script_answers_500() {
@@ -234,4 +234,41 @@ async fn urls_point_at_the_server() {
     assert!(model.url().starts_with("http://127.0.0.1:"));
     assert_eq!(model.openai_base_url(), format!("{}/v1", model.url()));
     assert_eq!(model.format(), WireFormat::OpenAiChat);
+}
+
+#[tokio::test]
+async fn a_drop_after_zero_events_sends_only_the_head() {
+    let reply = Reply::text("x").with_fault(Fault::DropMidStream { after_events: 0 });
+    let model = MockModel::start(WireFormat::OpenAiResponses, vec![reply.into()]).await;
+    let cut = post(&model, "/v1/responses", &json!({"stream": true})).await;
+    assert_eq!(
+        (cut.status, cut.complete, cut.body.as_str()),
+        (200, false, "")
+    );
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_serves_the_script_until_a_drop_closes_it() {
+    let model = MockModel::start(
+        WireFormat::OpenAiChat,
+        vec![
+            Step::rate_limited(1),
+            Reply::text("one").into(),
+            Reply::text("two")
+                .with_fault(Fault::DropBeforeFirstByte)
+                .into(),
+        ],
+    )
+    .await;
+    let path = "/v1/chat/completions";
+    let mut connection = KeptAlive::connect(&model).await;
+    assert_eq!(connection.post(path, &json!({})).await.status, 429);
+    let one = connection.post(path, &json!({})).await;
+    assert_eq!(one.json()["choices"][0]["message"]["content"], "one");
+    let dropped = connection.post(path, &json!({})).await;
+    assert!(dropped.raw.is_empty(), "{dropped:?}");
+
+    let mut fresh = KeptAlive::connect(&model).await;
+    let two = fresh.post(path, &json!({})).await;
+    assert_eq!(two.json()["choices"][0]["message"]["content"], "two");
 }

@@ -169,3 +169,62 @@ fn dechunk(mut rest: &str) -> (String, bool) {
         rest = &rest[size + 2..];
     }
 }
+
+/// One kept-alive connection, for requests one after another as a pooling client sends them.
+pub struct KeptAlive {
+    stream: TcpStream,
+    address: String,
+}
+
+impl KeptAlive {
+    /// Connects to `model`.
+    pub async fn connect(model: &MockModel) -> Self {
+        let address = model.url().trim_start_matches("http://").to_owned();
+        let stream = TcpStream::connect(&address).await.unwrap();
+        Self { stream, address }
+    }
+
+    /// POSTs `body` (without `"stream": true`, so the answer has a content-length) and reads
+    /// the response; the raw bytes are empty when the server closed instead.
+    pub async fn post(&mut self, path: &str, body: &Value) -> RawResponse {
+        let body = body.to_string();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\n\r\n",
+            self.address,
+            body.len()
+        );
+        self.stream.write_all(head.as_bytes()).await.unwrap();
+        self.stream.write_all(body.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            if let Some(length) = whole_response_length(&raw) {
+                assert_eq!(raw.len(), length, "one response at a time");
+                break;
+            }
+            match self.stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => raw.extend_from_slice(&buffer[..n]),
+            }
+        }
+        parse_response(raw, None)
+    }
+}
+
+/// The length of a response with a content-length once all of it is in `raw`.
+fn whole_response_length(raw: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let head_end = text.find("\r\n\r\n")? + 4;
+    let length: usize = text[..head_end]
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("content-length: ")
+                .map(str::to_owned)
+        })?
+        .trim()
+        .parse()
+        .ok()?;
+    (raw.len() >= head_end + length).then_some(head_end + length)
+}
