@@ -1,7 +1,8 @@
 //! Anthropic messages (`POST /v1/messages`): SSE `event: <type>` / `data: {…}` frames —
 //! `message_start`, a `content_block_start` / `content_block_delta`… / `content_block_stop`
 //! run per block, a `ping` after the first block starts, `message_delta` with the stop
-//! reason and output tokens, `message_stop` — or one `message` object.
+//! reason and output tokens, `message_stop` — or one `message` object. As the API does, the
+//! two kinds of start event pad their JSON with spaces before the last brace.
 
 use serde_json::{Value, json};
 
@@ -14,9 +15,13 @@ pub(crate) const PATH: &str = "/v1/messages";
 /// The `ping` frame, byte for byte as Anthropic sends it (with a space after the colon).
 const PING: &str = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
 
+/// Anthropic pads the JSON of `message_start` and `content_block_start` with spaces before
+/// its last brace; a parser must take JSON whitespace where it comes.
+const START_PADDING: &str = "            ";
+
 /// The SSE frames of `reply`.
 pub(crate) fn stream_frames(reply: &Reply, context: &ResponseContext) -> Vec<String> {
-    let mut frames = vec![event(
+    let mut frames = vec![padded_event(
         "message_start",
         json!({"type": "message_start", "message": {
             "id": message_id(context),
@@ -168,6 +173,13 @@ fn event(kind: &str, data: Value) -> String {
     event_frame(kind, &data)
 }
 
+/// An event whose JSON ends in [`START_PADDING`] and the closing brace.
+fn padded_event(kind: &str, data: Value) -> String {
+    let json = data.to_string();
+    let body = json.strip_suffix('}').unwrap_or(&json);
+    format!("event: {kind}\ndata: {body}{START_PADDING}}}\n\n")
+}
+
 fn delta(index: usize, delta: Value) -> String {
     event(
         "content_block_delta",
@@ -192,7 +204,7 @@ impl Blocks {
     fn start(&mut self, frames: &mut Vec<String>, block: Value) -> usize {
         let index = self.next;
         self.next += 1;
-        frames.push(event(
+        frames.push(padded_event(
             "content_block_start",
             json!({"type": "content_block_start", "index": index, "content_block": block}),
         ));

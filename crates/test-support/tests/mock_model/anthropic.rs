@@ -138,7 +138,7 @@ async fn anthropic_tool_input_starts_with_an_empty_partial() {
         frames[1..5],
         [
             "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\
-             \"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"Glob\",\"input\":{}}}\n\n",
+             \"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"Glob\",\"input\":{}}            }\n\n",
             "event: ping\ndata: {\"type\": \"ping\"}\n\n",
             "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\
              \"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n",
