@@ -10,8 +10,8 @@
 //! the messages, the tool results in order. And it injects [`Fault`]s: deltas split small, a
 //! tool call's name after its id, parallel calls interleaved, truncated arguments
 //! ([`Reply::with_raw_arguments`]), a slow first byte, a connection dropped before the first
-//! byte or in the middle of a stream (once: the retry gets the clean reply), and statuses such
-//! as 429 with `retry-after` or Anthropic's 529.
+//! byte or in the middle of a stream and an error event inside a stream (once: the retry gets
+//! the clean reply), and statuses such as 429 with `retry-after` or Anthropic's 529.
 //!
 //! The server is an independent implementation of the wire formats, written from the APIs'
 //! documentation, not from toolhost's provider code: a misreading in a provider shows up as a

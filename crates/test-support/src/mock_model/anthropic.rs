@@ -131,6 +131,11 @@ pub(crate) fn response_body(reply: &Reply, context: &ResponseContext) -> Value {
     })
 }
 
+/// The `error` event of a stream that fails after it began.
+pub(crate) fn stream_error_frame() -> String {
+    event("error", error_body(529, "Overloaded"))
+}
+
 /// An Anthropic error body, its `error.type` following the status as the API documents it.
 pub(crate) fn error_body(status: u16, message: &str) -> Value {
     let kind = match status {

@@ -60,6 +60,23 @@ impl WireFormat {
         }
     }
 
+    /// The error event that ends a stream failing after `sent` events.
+    fn stream_error_frame(self, reply: &Reply, context: &ResponseContext, sent: usize) -> String {
+        match self {
+            Self::OpenAiChat => openai_chat::stream_error_frame(),
+            Self::OpenAiResponses => responses::stream_error_frame(reply, context, sent),
+            Self::Anthropic => anthropic::stream_error_frame(),
+        }
+    }
+
+    /// The status a non-streaming request gets where a stream would have failed.
+    fn overloaded_status(self) -> u16 {
+        match self {
+            Self::OpenAiChat | Self::OpenAiResponses => 500,
+            Self::Anthropic => 529,
+        }
+    }
+
     /// An error body in this format's shape.
     fn error_body(self, status: u16, message: &str) -> Value {
         match self {

@@ -98,6 +98,12 @@ pub(crate) fn response_body(reply: &Reply, context: &ResponseContext) -> Value {
     })
 }
 
+/// The chunk of a stream that fails after it began: the error body as a `data:` frame, as
+/// OpenAI-compatible servers send it.
+pub(crate) fn stream_error_frame() -> String {
+    data_frame(&error_body(500, "mock model: the server failed mid-stream"))
+}
+
 /// An OpenAI error body (`{"error":{…}}`), shared by chat completions and the Responses API.
 pub(crate) fn error_body(status: u16, message: &str) -> Value {
     let (kind, code) = match status {

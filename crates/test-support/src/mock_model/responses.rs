@@ -133,6 +133,25 @@ pub(crate) fn stream_frames(reply: &Reply, context: &ResponseContext) -> Vec<Str
     events.frames
 }
 
+/// The `response.failed` event of a stream that fails after `sequence_number` events.
+pub(crate) fn stream_error_frame(
+    reply: &Reply,
+    context: &ResponseContext,
+    sequence_number: usize,
+) -> String {
+    let mut failed = response(reply, context, "failed", Vec::new(), Value::Null);
+    failed["error"] = json!({
+        "code": "server_error",
+        "message": "mock model: the server failed mid-stream",
+    });
+    let mut events = Events {
+        frames: Vec::new(),
+        first_sequence_number: sequence_number,
+    };
+    events.push("response.failed", json!({"response": failed}));
+    events.frames.concat()
+}
+
 /// The finished `response` object of `reply`, for a request without `"stream": true` (and
 /// the payload of `response.completed`).
 pub(crate) fn response_body(reply: &Reply, context: &ResponseContext) -> Value {
@@ -243,10 +262,11 @@ impl ItemIds {
     }
 }
 
-/// The frames written so far and the next `sequence_number`.
+/// The frames written so far; the next `sequence_number` follows from their count.
 #[derive(Default)]
 struct Events {
     frames: Vec<String>,
+    first_sequence_number: usize,
 }
 
 impl Events {
@@ -254,7 +274,8 @@ impl Events {
     fn push(&mut self, kind: &str, fields: Value) {
         let mut event = Map::new();
         event.insert("type".to_owned(), json!(kind));
-        event.insert("sequence_number".to_owned(), json!(self.frames.len()));
+        let sequence_number = self.first_sequence_number + self.frames.len();
+        event.insert("sequence_number".to_owned(), json!(sequence_number));
         if let Value::Object(fields) = fields {
             event.extend(fields);
         }

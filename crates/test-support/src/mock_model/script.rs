@@ -88,11 +88,11 @@ pub enum Stop {
 
 /// A fault injected into one [`Reply`].
 ///
-/// The drops ([`Fault::DropMidStream`], [`Fault::DropBeforeFirstByte`]) fire once: the attempt
-/// that meets one is cut, the step stays at the head of the script, and the retry plays the
-/// same reply without that drop (so the script still lines up). Several drops on one reply fire
-/// on successive attempts, in the order they were added. The other faults shape every playing
-/// of the reply, retries included.
+/// The breaks ([`Fault::DropMidStream`], [`Fault::DropBeforeFirstByte`],
+/// [`Fault::StreamError`]) fire once: the attempt that meets one is broken, the step stays at
+/// the head of the script, and the retry plays the same reply without that break (so the
+/// script still lines up). Several breaks on one reply fire on successive attempts, in the
+/// order they were added. The other faults shape every playing of the reply, retries included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// Text, reasoning and tool-call arguments cut into deltas of at most this many bytes
@@ -116,6 +116,15 @@ pub enum Fault {
     },
     /// Read the request, then close the connection without sending a byte. Fires once.
     DropBeforeFirstByte,
+    /// After this many SSE events, send the format's error event and end the stream cleanly,
+    /// as a server that fails once the 200 head is out does: Anthropic's `error` event with
+    /// `overloaded_error`, the Responses API's `response.failed`, a chat chunk
+    /// `{"error":{…}}`. For a non-streaming request, answer with the error status instead
+    /// (Anthropic 529, OpenAI 500). Fires once.
+    StreamError {
+        /// How many events the client gets before the error event.
+        after_events: usize,
+    },
     /// Wait this long before the response head (and so before the first event). Shapes every
     /// playing of the step and the step is consumed; to test a first-byte timeout and its
     /// retry, script the slow reply and then the reply the retry should get.
@@ -125,7 +134,10 @@ pub enum Fault {
 impl Fault {
     /// Whether this fault fires on one attempt only.
     fn is_one_shot(self) -> bool {
-        matches!(self, Self::DropMidStream { .. } | Self::DropBeforeFirstByte)
+        matches!(
+            self,
+            Self::DropMidStream { .. } | Self::DropBeforeFirstByte | Self::StreamError { .. }
+        )
     }
 }
 

@@ -75,11 +75,11 @@ enum Play {
         retry_after: Option<u64>,
         message: String,
     },
-    /// A reply, maybe with the drop that fires on this attempt.
+    /// A reply, maybe with the one-shot fault that breaks this attempt.
     Respond {
         reply: Reply,
         number: usize,
-        drop: Option<Fault>,
+        one_shot: Option<Fault>,
     },
 }
 
@@ -142,12 +142,12 @@ impl ServerState {
                 }
             }
             Step::Respond(reply) => match reply.take_one_shot() {
-                Some((drop, rest)) => {
+                Some((one_shot, rest)) => {
                     script.steps.push_front(Step::Respond(rest.clone()));
                     Play::Respond {
                         reply: rest,
                         number,
-                        drop: Some(drop),
+                        one_shot: Some(one_shot),
                     }
                 }
                 None => {
@@ -155,7 +155,7 @@ impl ServerState {
                     Play::Respond {
                         reply,
                         number,
-                        drop: None,
+                        one_shot: None,
                     }
                 }
             },
@@ -214,7 +214,7 @@ async fn answer(
         Play::Respond {
             reply,
             number,
-            drop,
+            one_shot,
         } => {
             if let Some(delay) = reply.first_byte_delay() {
                 tokio::time::sleep(delay).await;
@@ -223,14 +223,26 @@ async fn answer(
                 number,
                 include_usage,
             };
-            let cut_after = match drop {
+            let mut cut_after = None;
+            match one_shot {
                 Some(Fault::DropBeforeFirstByte) => {
                     cut.cut();
                     return Response::new(Body::empty());
                 }
-                Some(Fault::DropMidStream { after_events }) => Some(after_events),
-                _ => None,
-            };
+                Some(Fault::DropMidStream { after_events }) => cut_after = Some(after_events),
+                Some(Fault::StreamError { after_events }) if stream => {
+                    let mut frames = format.stream_frames(&reply, &context);
+                    frames.truncate(after_events);
+                    let sent = frames.len();
+                    frames.push(format.stream_error_frame(&reply, &context, sent));
+                    return stream_response(frames, reply.delay_per_event, None, cut);
+                }
+                Some(Fault::StreamError { .. }) => {
+                    let message = "mock model: the server failed";
+                    return error(format, format.overloaded_status(), None, message);
+                }
+                _ => {}
+            }
             if stream {
                 let frames = format.stream_frames(&reply, &context);
                 stream_response(frames, reply.delay_per_event, cut_after, cut)
@@ -353,8 +365,8 @@ fn stream_response(
     response
 }
 
-/// A JSON response of `body`; when `cut`, only its first half is sent before the connection
-/// closes.
+/// A JSON response of `body`; with `drop_half`, only its first half is sent before the
+/// connection closes.
 fn json_response(body: String, drop_half: bool, cut: ConnectionCut) -> Response {
     let mut response = if drop_half {
         let mut half = body.len() / 2;

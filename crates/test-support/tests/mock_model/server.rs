@@ -272,3 +272,60 @@ async fn a_kept_alive_connection_serves_the_script_until_a_drop_closes_it() {
     let two = fresh.post(path, &json!({})).await;
     assert_eq!(two.json()["choices"][0]["message"]["content"], "two");
 }
+
+#[tokio::test]
+async fn a_stream_error_ends_each_format_with_its_error_event_then_plays_clean() {
+    let cases = [
+        (
+            WireFormat::Anthropic,
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        ),
+        (
+            WireFormat::OpenAiChat,
+            json!({"error": {"message": "mock model: the server failed mid-stream",
+                             "type": "server_error", "param": null, "code": null}}),
+        ),
+    ];
+    for (format, expected) in cases {
+        let reply = Reply::text("hello").with_fault(Fault::StreamError { after_events: 2 });
+        let model = MockModel::start(format, vec![reply.into()]).await;
+        let failed = post(&model, format.path(), &json!({"stream": true})).await;
+        assert_eq!((failed.status, failed.complete), (200, true), "{format:?}");
+        let events = failed.events();
+        assert_eq!(events.len(), 3, "{format:?}");
+        assert_eq!(events[2].1, expected, "{format:?}");
+        if format == WireFormat::Anthropic {
+            assert_eq!(events[2].0.as_deref(), Some("error"));
+        }
+        assert_eq!(model.remaining(), 1);
+        let clean = post(&model, format.path(), &json!({"stream": true})).await;
+        assert!(clean.events().len() > 3, "{format:?}");
+        assert_eq!(model.remaining(), 0);
+    }
+}
+
+#[tokio::test]
+async fn a_responses_stream_error_is_response_failed_in_sequence() {
+    let reply = Reply::text("hello").with_fault(Fault::StreamError { after_events: 3 });
+    let model = MockModel::start(WireFormat::OpenAiResponses, vec![reply.into()]).await;
+    let events = post(&model, "/v1/responses", &json!({"stream": true}))
+        .await
+        .events();
+    assert_eq!(events.len(), 4);
+    let (name, failed) = &events[3];
+    assert_eq!(name.as_deref(), Some("response.failed"));
+    assert_eq!(failed["sequence_number"], 3);
+    assert_eq!(failed["response"]["status"], "failed");
+    assert_eq!(failed["response"]["error"]["code"], "server_error");
+}
+
+#[tokio::test]
+async fn a_stream_error_on_a_non_streaming_request_is_an_error_status() {
+    let reply = Reply::text("hello").with_fault(Fault::StreamError { after_events: 0 });
+    let model = MockModel::start(WireFormat::Anthropic, vec![reply.into()]).await;
+    let failed = post(&model, "/v1/messages", &json!({})).await;
+    assert_eq!(failed.status, 529);
+    assert_eq!(failed.json()["error"]["type"], "overloaded_error");
+    let clean = post(&model, "/v1/messages", &json!({})).await;
+    assert_eq!(clean.json()["content"][0]["text"], "hello");
+}
