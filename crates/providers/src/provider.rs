@@ -81,6 +81,14 @@ pub enum ProviderError {
         /// The error the server gave, or the start of its body.
         message: String,
     },
+    /// The server reported an error inside a stream it had begun (an `error` event).
+    #[error("{provider} reported an error: {message}")]
+    Server {
+        /// The provider's name.
+        provider: String,
+        /// The error the server gave, with its type when it named one.
+        message: String,
+    },
     /// The server could not be reached, or the connection broke.
     #[error("{provider}: {message}")]
     Connection {

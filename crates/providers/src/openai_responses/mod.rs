@@ -1,0 +1,275 @@
+//! The OpenAI Responses API: `POST {base_url}/responses` with `stream: true`.
+//!
+//! The system prompt goes in `instructions`; the conversation becomes input items — user and
+//! assistant `message`s, `function_call`s, `function_call_output`s and `reasoning` items. The
+//! request sets `store: false` and asks for `reasoning.encrypted_content`, so that nothing is
+//! kept on OpenAI's side and the reasoning of earlier turns is passed back whole: a
+//! [`AssistantPart::Reasoning`](toolhost_core::conversation::AssistantPart) keeps the item's
+//! `rs_…` id in `id` and its encrypted content in `signature`.
+//!
+//! The stream is typed events: `response.output_item.added` opens an item at an
+//! `output_index`, deltas (`response.output_text.delta`,
+//! `response.reasoning_summary_text.delta`, `response.function_call_arguments.delta`) extend
+//! it, `response.output_item.done` closes it with its final form, and `response.completed`
+//! (or `response.incomplete`) ends the response with its usage; `response.failed` and `error`
+//! report errors.
+
+use serde_json::{Value, json};
+use toolhost_core::ContentBlock;
+use toolhost_core::conversation::{AssistantPart, Message, StopReason, Usage};
+
+use crate::accumulate::{Emitter, ResponseBuilder};
+use crate::config::ProviderConfig;
+use crate::provider::ModelRequest;
+use crate::sse::SseEvent;
+use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
+
+/// The request body.
+pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
+    let mut input = Vec::new();
+    for message in &request.messages {
+        match message {
+            Message::User { content } => input.push(json!({
+                "type": "message",
+                "role": "user",
+                "content": content.iter().map(input_part).collect::<Vec<_>>(),
+            })),
+            Message::Assistant(assistant) => {
+                for part in &assistant.content {
+                    input.extend(assistant_item(part));
+                }
+            }
+            Message::ToolResult(result) => {
+                let output = match result.content.as_slice() {
+                    blocks
+                        if blocks
+                            .iter()
+                            .all(|b| matches!(b, ContentBlock::Text { .. })) =>
+                    {
+                        Value::String(crate::wire::text_only(blocks))
+                    }
+                    blocks => blocks.iter().map(input_part).collect(),
+                };
+                input.push(json!({
+                    "type": "function_call_output",
+                    "call_id": result.tool_call_id,
+                    "output": output,
+                }));
+            }
+        }
+    }
+    let mut body = json!({
+        "model": config.model,
+        "input": input,
+        "stream": true,
+        "store": false,
+        "include": ["reasoning.encrypted_content"],
+    });
+    if !request.system.is_empty() {
+        body["instructions"] = request.system.as_str().into();
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|spec| {
+                // `strict` would demand schemas with every property required; ours are not.
+                json!({
+                    "type": "function",
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                    "strict": false,
+                })
+            })
+            .collect();
+    }
+    if let Some(max) = request.max_output_tokens.or(config.max_output_tokens) {
+        body["max_output_tokens"] = max.into();
+    }
+    body
+}
+
+fn input_part(block: &ContentBlock) -> Value {
+    match block {
+        ContentBlock::Text { text } => json!({"type": "input_text", "text": text}),
+        ContentBlock::Image { data, mime_type } => json!({
+            "type": "input_image",
+            "image_url": format!("data:{mime_type};base64,{data}"),
+        }),
+    }
+}
+
+/// The input item for one part of an earlier response. Reasoning goes back only when it came
+/// from this API (an `rs_…` id and encrypted content): other providers' reasoning means
+/// nothing here.
+fn assistant_item(part: &AssistantPart) -> Option<Value> {
+    match part {
+        AssistantPart::Text { text } if text.is_empty() => None,
+        AssistantPart::Text { text } => Some(json!({
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        })),
+        AssistantPart::Reasoning {
+            text,
+            signature: Some(encrypted),
+            id: Some(id),
+        } if id.starts_with("rs_") => {
+            let summary: Vec<Value> = if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![json!({"type": "summary_text", "text": text})]
+            };
+            Some(json!({
+                "type": "reasoning",
+                "id": id,
+                "summary": summary,
+                "encrypted_content": encrypted,
+            }))
+        }
+        AssistantPart::Reasoning { .. } => None,
+        AssistantPart::ToolCall(call) => Some(json!({
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": crate::wire::sendable_arguments(&call.arguments).to_string(),
+        })),
+    }
+}
+
+/// Reads Responses API events.
+#[derive(Debug, Default)]
+pub(crate) struct ResponsesDecoder {
+    refused: bool,
+}
+
+impl StreamDecoder for ResponsesDecoder {
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        response: &mut ResponseBuilder,
+        out: &mut Emitter,
+    ) -> Result<Progress, StreamFailure> {
+        let data = parse_json(event)?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(&event.event);
+        let index = data
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let text = |name: &str| data.get(name).and_then(Value::as_str).unwrap_or_default();
+        match kind {
+            "response.created" | "response.in_progress" => {
+                if let Some(model) = data.pointer("/response/model").and_then(Value::as_str) {
+                    response.model = Some(model.to_owned());
+                }
+            }
+            "response.output_item.added" => {
+                let item = data.get("item").unwrap_or(&Value::Null);
+                let field = |name: &str| item.get(name).and_then(Value::as_str);
+                match field("type") {
+                    Some("message") => response.keyed_text(index),
+                    Some("reasoning") => {
+                        response.reasoning_start(Some(index), field("id").map(str::to_owned));
+                    }
+                    Some("function_call") => response.tool_call(
+                        out,
+                        index,
+                        field("call_id"),
+                        field("name"),
+                        field("arguments"),
+                    ),
+                    _ => {}
+                }
+            }
+            "response.output_text.delta" => response.text_at(out, index, text("delta")),
+            "response.refusal.delta" => {
+                self.refused = true;
+                response.text_at(out, index, text("delta"));
+            }
+            // Summary parts are paragraphs of one reasoning item.
+            "response.reasoning_summary_part.added"
+                if data.get("summary_index").and_then(Value::as_u64) > Some(0) =>
+            {
+                response.reasoning(out, Some(index), "\n\n");
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                response.reasoning(out, Some(index), text("delta"));
+            }
+            "response.function_call_arguments.delta" => {
+                response.tool_call(out, index, None, None, Some(text("delta")));
+            }
+            "response.function_call_arguments.done" => {
+                response.tool_call_arguments_done(out, index, text("arguments"));
+            }
+            "response.output_item.done" => {
+                let item = data.get("item").unwrap_or(&Value::Null);
+                let field = |name: &str| item.get(name).and_then(Value::as_str);
+                match field("type") {
+                    Some("reasoning") => response.reasoning_seal(
+                        index,
+                        field("encrypted_content").map(str::to_owned),
+                        field("id").map(str::to_owned),
+                    ),
+                    Some("function_call") => {
+                        response.tool_call(out, index, field("call_id"), field("name"), None);
+                        if let Some(arguments) = field("arguments") {
+                            response.tool_call_arguments_done(out, index, arguments);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                let body = data.get("response").unwrap_or(&Value::Null);
+                if let Some(usage) = body.get("usage").filter(|usage| usage.is_object()) {
+                    response.usage = read_usage(usage);
+                }
+                if let Some(model) = body.get("model").and_then(Value::as_str) {
+                    response.model = Some(model.to_owned());
+                }
+                let reason = body
+                    .pointer("/incomplete_details/reason")
+                    .and_then(Value::as_str);
+                response.stop_reason = Some(match reason {
+                    Some("max_output_tokens") => StopReason::MaxTokens,
+                    Some("content_filter") => StopReason::Refusal,
+                    Some(other) => StopReason::Other(other.to_owned()),
+                    None if self.refused => StopReason::Refusal,
+                    None if response.has_tool_calls() => StopReason::ToolUse,
+                    None => StopReason::EndTurn,
+                });
+                return Ok(Progress::Done);
+            }
+            "response.failed" => {
+                let error = data.pointer("/response/error").unwrap_or(&Value::Null);
+                return Err(error_object(error));
+            }
+            "error" => {
+                // `{"type":"error","code":…,"message":…}`: the code says what kind it is.
+                let error = data.get("error").cloned().unwrap_or_else(
+                    || json!({"message": data.get("message"), "code": data.get("code")}),
+                );
+                return Err(error_object(&error));
+            }
+            _ => {}
+        }
+        Ok(Progress::Continue)
+    }
+}
+
+fn read_usage(usage: &Value) -> Usage {
+    let number = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: number("/input_tokens"),
+        output_tokens: number("/output_tokens"),
+        cache_read_tokens: number("/input_tokens_details/cached_tokens"),
+        cache_write_tokens: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! What each wire format supplies to the one HTTP client: its endpoint, headers and body, and
+//! a decoder for its events.
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use toolhost_core::ContentBlock;
+
+use crate::accumulate::{Emitter, ResponseBuilder};
+use crate::config::{Api, ProviderConfig};
+use crate::provider::{ModelRequest, ProviderError};
+use crate::sse::SseEvent;
+use crate::{anthropic, openai_chat, openai_responses};
+
+/// What one event did to the response.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Progress {
+    /// More is to come.
+    Continue,
+    /// The response is complete.
+    Done,
+}
+
+/// Why a stream could not be read to its end.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StreamFailure {
+    /// The server sent something the format does not allow.
+    Protocol(String),
+    /// The server reported an error inside the stream.
+    Server {
+        /// Its message, with its type or code when it gave one.
+        message: String,
+        /// Whether it is an overload, rate limit or server fault worth retrying.
+        retryable: bool,
+    },
+}
+
+/// Reads one format's events into a [`ResponseBuilder`].
+pub(crate) trait StreamDecoder: Send {
+    /// Takes one event.
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        response: &mut ResponseBuilder,
+        out: &mut Emitter,
+    ) -> Result<Progress, StreamFailure>;
+
+    /// The body ended before the format's last event: whether what arrived is nevertheless
+    /// a whole response (a server that omits `[DONE]` after its finish reason).
+    fn complete_without_end(&self) -> bool {
+        false
+    }
+}
+
+/// The URL path appended to the configured base URL.
+pub(crate) fn endpoint_path(api: Api) -> &'static str {
+    match api {
+        Api::OpenAiChat => "chat/completions",
+        Api::OpenAiResponses => "responses",
+        Api::Anthropic => "v1/messages",
+    }
+}
+
+/// The headers of every request: the format's, then the configured ones (which win).
+pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ProviderError> {
+    let invalid = |what: &str, name: &str| {
+        ProviderError::Config(format!(
+            "provider `{}`: the {what} `{name}` cannot be sent in an HTTP header",
+            config.name
+        ))
+    };
+    let mut headers = HeaderMap::new();
+    let mut set = |name: &str, value: &str, what: &str| -> Result<(), ProviderError> {
+        let header_name =
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid("header name", name))?;
+        let header_value = HeaderValue::from_str(value).map_err(|_| invalid(what, name))?;
+        headers.insert(header_name, header_value);
+        Ok(())
+    };
+    set("content-type", "application/json", "value of")?;
+    set("accept", "text/event-stream", "value of")?;
+    match config.api {
+        Api::OpenAiChat | Api::OpenAiResponses => {
+            if let Some(key) = &config.api_key {
+                set("authorization", &format!("Bearer {key}"), "API key for")?;
+            }
+        }
+        Api::Anthropic => {
+            if let Some(key) = &config.api_key {
+                set("x-api-key", key, "API key for")?;
+            }
+            set("anthropic-version", anthropic::API_VERSION, "value of")?;
+        }
+    }
+    for (name, value) in &config.headers {
+        set(name, value, "value of header")?;
+    }
+    Ok(headers)
+}
+
+/// The request body in the configured format.
+pub(crate) fn body(config: &ProviderConfig, request: &ModelRequest) -> Value {
+    match config.api {
+        Api::OpenAiChat => openai_chat::request_body(config, request),
+        Api::OpenAiResponses => openai_responses::request_body(config, request),
+        Api::Anthropic => anthropic::request_body(config, request),
+    }
+}
+
+/// A fresh decoder for one response.
+pub(crate) fn decoder(api: Api) -> Box<dyn StreamDecoder> {
+    match api {
+        Api::OpenAiChat => Box::<openai_chat::ChatDecoder>::default(),
+        Api::OpenAiResponses => Box::<openai_responses::ResponsesDecoder>::default(),
+        Api::Anthropic => Box::<anthropic::MessagesDecoder>::default(),
+    }
+}
+
+/// Tool-call arguments as sent back to a model: the text it wrote when that is JSON, else
+/// `{}` — servers that re-parse the history refuse broken JSON, and the call's error result
+/// already tells the model what it sent.
+pub(crate) fn sendable_arguments(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(value @ Value::Object(_)) => value,
+        _ => Value::Object(serde_json::Map::new()),
+    }
+}
+
+/// The text of tool-result content for formats that carry only text there; images become a
+/// note saying so.
+pub(crate) fn text_only(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::Image { mime_type, .. } => format!("[{mime_type} image not shown]"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Parses an event's JSON data.
+pub(crate) fn parse_json(event: &SseEvent) -> Result<Value, StreamFailure> {
+    serde_json::from_str(&event.data).map_err(|error| {
+        let shown: String = event.data.chars().take(200).collect();
+        StreamFailure::Protocol(format!("an event is not JSON ({error}): {shown}"))
+    })
+}
+
+/// The failure an `{"error": {...}}` object describes: retryable for overloads, rate limits
+/// and server faults.
+pub(crate) fn error_object(error: &Value) -> StreamFailure {
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| error.as_str())
+        .unwrap_or("no message")
+        .to_owned();
+    let kind = error
+        .get("type")
+        .filter(|kind| !kind.is_null())
+        .or_else(|| error.get("code").filter(|code| !code.is_null()))
+        .map(|kind| match kind {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .unwrap_or_default();
+    let retryable = matches!(
+        kind.as_str(),
+        "overloaded_error"
+            | "api_error"
+            | "rate_limit_error"
+            | "rate_limit_exceeded"
+            | "server_error"
+            | "server_is_overloaded"
+            | "slow_down"
+            | "408"
+            | "429"
+            | "500"
+            | "502"
+            | "503"
+            | "504"
+            | "529"
+    );
+    StreamFailure::Server {
+        message: if kind.is_empty() {
+            message
+        } else {
+            format!("{message} ({kind})")
+        },
+        retryable,
+    }
+}
