@@ -25,10 +25,13 @@
 //! ```
 
 pub mod agent_loop;
+pub mod assembly;
 mod audit_file;
 pub mod config;
 pub mod hooks;
+pub mod model_choice;
 mod permissions;
+mod provider_connect;
 pub mod system_prompt;
 pub mod tool_set;
 

@@ -52,13 +52,15 @@ enum Command {
     Doctor,
     /// Serve the registry as an MCP server (stdio by default, or Streamable HTTP).
     Serve(commands::serve::ServeArgs),
+    /// Run the agent on one prompt, headless: the answer on stdout (or JSON events).
+    Run(commands::run::RunArgs),
     /// The configured MCP servers: list, get, add, remove, test.
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
-const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -146,6 +148,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let runtime = runtime()?;
             let (_, registry, _, _mcp) = registry_on(&runtime, refusing())?;
             runtime.block_on(commands::doctor::run(&workspace, &registry))
+        }
+        Command::Run(args) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            commands::run::run(&workspace, home.as_deref(), &config, &agent()?, args)
         }
         Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
         Command::Mcp(command) => {

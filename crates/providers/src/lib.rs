@@ -50,7 +50,10 @@ mod wire;
 #[cfg(test)]
 mod replay;
 
-pub use config::{Api, ProviderConfig, RetryPolicy, Timeouts};
+pub use config::{
+    ANTHROPIC_BASE_URL, Api, DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS, OPENAI_BASE_URL, ProviderConfig,
+    RetryPolicy, Timeouts,
+};
 pub use provider::{EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent};
 
 /// A provider for `config`, after checking it: a bad base URL, an unusable header or key, or

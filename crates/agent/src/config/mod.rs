@@ -36,7 +36,7 @@ use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
-pub use providers::{AgentSettings, ProviderApi, ProviderEntry, ProviderTimeouts, check_base_url};
+pub use providers::{AgentSettings, ProviderEntry, ProviderTimeouts, check_base_url};
 
 /// How long a hook may run when its `timeout` does not say (R42).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
+use toolhost_providers::Api;
 
 /// One `[providers.NAME]` table; every key is checked.
 #[derive(Debug, Deserialize)]
@@ -55,37 +56,15 @@ pub(super) struct FileAgentSettings {
     max_iterations: Option<Spanned<usize>>,
 }
 
-/// The wire format a provider speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProviderApi {
-    /// OpenAI chat completions (llama.cpp, vLLM, Ollama, LM Studio, OpenRouter, …).
-    OpenAiChat,
-    /// The OpenAI Responses API.
-    OpenAiResponses,
-    /// Anthropic messages.
-    Anthropic,
-}
+/// The wire formats as the configuration spells them.
+const API_NAMES: [&str; 3] = ["openai-chat", "openai-responses", "anthropic"];
 
-impl ProviderApi {
-    /// Every value as the configuration spells it.
-    pub const NAMES: [&'static str; 3] = ["openai-chat", "openai-responses", "anthropic"];
-
-    /// The value as the configuration spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::OpenAiChat => Self::NAMES[0],
-            Self::OpenAiResponses => Self::NAMES[1],
-            Self::Anthropic => Self::NAMES[2],
-        }
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        match text {
-            "openai-chat" => Some(Self::OpenAiChat),
-            "openai-responses" => Some(Self::OpenAiResponses),
-            "anthropic" => Some(Self::Anthropic),
-            _ => None,
-        }
+fn parse_api(text: &str) -> Option<Api> {
+    match text {
+        "openai-chat" => Some(Api::OpenAiChat),
+        "openai-responses" => Some(Api::OpenAiResponses),
+        "anthropic" => Some(Api::Anthropic),
+        _ => None,
     }
 }
 
@@ -95,7 +74,7 @@ pub struct ProviderEntry {
     /// The table's name (`local` for `[providers.local]`).
     pub name: String,
     /// The wire format.
-    pub api: ProviderApi,
+    pub api: Api,
     /// The API's base URL; `None`: the API's public endpoint.
     pub base_url: Option<String>,
     /// The environment variable holding the API key; `None`: no key is sent.
@@ -149,13 +128,13 @@ pub(super) fn provider_entry(
     file: FileProvider,
     origin: String,
 ) -> Result<ProviderEntry, (usize, String)> {
-    let api = ProviderApi::parse(file.api.get_ref()).ok_or_else(|| {
+    let api = parse_api(file.api.get_ref()).ok_or_else(|| {
         (
             file.api.span().start,
             format!(
                 "providers.{name}.api is '{}'; it must be one of: {}",
                 file.api.get_ref(),
-                ProviderApi::NAMES.join(", ")
+                API_NAMES.join(", ")
             ),
         )
     })?;

@@ -83,6 +83,30 @@ impl OfferedRegistry {
     }
 }
 
+impl ToolSet {
+    /// The built-in tools in the registry: neither custom tools nor MCP tools. `--tools`
+    /// selects among these (R36).
+    pub fn builtin_names(&self) -> Vec<String> {
+        let custom: Vec<String> = self
+            .custom
+            .tools()
+            .iter()
+            .map(|loaded| loaded.tool.name().to_owned())
+            .collect();
+        let mcp: Vec<String> = self
+            .mcp
+            .tools()
+            .iter()
+            .map(|tool| toolhost_core::Tool::spec(tool.as_ref()).name)
+            .collect();
+        self.registry
+            .names()
+            .into_iter()
+            .filter(|name| !custom.contains(name) && !mcp.contains(name))
+            .collect()
+    }
+}
+
 /// Builds an agent's [`ToolSet`]: see [`ToolSetBuilder::build`].
 pub struct ToolSetBuilder<'a> {
     workspace: &'a Path,

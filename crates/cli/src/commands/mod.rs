@@ -4,5 +4,6 @@ pub mod call;
 pub mod config;
 pub mod doctor;
 pub mod mcp;
+pub mod run;
 pub mod serve;
 pub mod tools;

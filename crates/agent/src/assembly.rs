@@ -1,0 +1,191 @@
+//! Putting an agent together: the provider and model, the tool set, the system prompt and the
+//! loop — the same way for `toolhost run`, `toolhost chat` and sub-agents.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use toolhost_core::ToolRegistry;
+use toolhost_providers::{ModelProvider, ProviderError};
+
+use crate::agent_loop::{AgentLoop, DEFAULT_MAX_ITERATIONS};
+use crate::config::{AgentConfig, Config};
+use crate::model_choice::{ChosenProvider, ModelChoiceError, ModelFlags, choose_provider};
+use crate::permissions::Permissions;
+use crate::provider_connect::connect_provider;
+use crate::system_prompt::SystemPromptInputs;
+use crate::tool_set::{ToolSet, ToolSetBuilder, ToolSetError};
+
+/// An agent ready to run.
+pub struct AssembledAgent {
+    /// The loop, with its provider, tools and system prompt.
+    pub agent: AgentLoop,
+    /// Every tool built for the agent (the loop offers the filtered part); keep it alive for
+    /// the run and shut its MCP servers down afterwards.
+    pub tools: ToolSet,
+    /// What the system prompt was made of.
+    pub prompt: SystemPromptInputs,
+    /// The provider and model asked.
+    pub provider: ChosenProvider,
+}
+
+/// Why an agent could not be put together.
+#[derive(Debug, thiserror::Error)]
+pub enum AssemblyError {
+    /// No usable provider or model (a usage error: say what to set).
+    #[error(transparent)]
+    Model(#[from] ModelChoiceError),
+    /// The provider's settings are not usable.
+    #[error(transparent)]
+    Connect(#[from] ProviderError),
+    /// The tools could not be built.
+    #[error(transparent)]
+    Tools(#[from] ToolSetError),
+    /// `--tools` names a tool that is not built in (R36).
+    #[error("--tools names '{name}', which is not a built-in tool; the built-in tools are: {}", builtins.join(", "))]
+    UnknownTool {
+        /// The name as given.
+        name: String,
+        /// The built-in tools.
+        builtins: Vec<String>,
+    },
+}
+
+impl AssemblyError {
+    /// Whether the command line or configuration is at fault (exit status 2), rather than
+    /// something at run time.
+    pub fn is_usage_error(&self) -> bool {
+        matches!(
+            self,
+            Self::Model(_) | Self::UnknownTool { .. } | Self::Connect(ProviderError::Config(_))
+        )
+    }
+}
+
+/// Reads an environment variable.
+type Environment = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// What to assemble: see [`AgentSetup::assemble`].
+pub struct AgentSetup<'a> {
+    workspace: &'a Path,
+    home: Option<PathBuf>,
+    config: &'a Config,
+    agent: &'a AgentConfig,
+    permissions: &'a Permissions,
+    model: ModelFlags,
+    builtin_tools: Option<Vec<String>>,
+    max_iterations: Option<usize>,
+    env: Environment,
+}
+
+impl<'a> AgentSetup<'a> {
+    /// The agent `agent` in `workspace` under `config`, authorised by `permissions`, reading
+    /// API keys from the process environment.
+    pub fn new(
+        workspace: &'a Path,
+        config: &'a Config,
+        agent: &'a AgentConfig,
+        permissions: &'a Permissions,
+    ) -> Self {
+        Self {
+            workspace,
+            home: None,
+            config,
+            agent,
+            permissions,
+            model: ModelFlags::default(),
+            builtin_tools: None,
+            max_iterations: None,
+            env: Box::new(|name| std::env::var(name).ok()),
+        }
+    }
+
+    /// The home folder whose `~/.toolhost/AGENTS.md` joins the system prompt.
+    #[must_use]
+    pub fn home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// `--provider` and `--model`.
+    #[must_use]
+    pub fn model(mut self, flags: ModelFlags) -> Self {
+        self.model = flags;
+        self
+    }
+
+    /// `--tools`: only these built-in tools are offered (custom and MCP tools stay).
+    #[must_use]
+    pub fn builtin_tools(mut self, names: Option<Vec<String>>) -> Self {
+        self.builtin_tools = names;
+        self
+    }
+
+    /// `--max-iterations`, over `[agent] max_iterations`.
+    #[must_use]
+    pub fn max_iterations(mut self, limit: Option<usize>) -> Self {
+        self.max_iterations = limit;
+        self
+    }
+
+    /// Where API keys and the conventional variables are read from (tests).
+    #[must_use]
+    pub fn environment(
+        mut self,
+        env: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.env = Box::new(env);
+        self
+    }
+
+    /// Chooses the provider (failing before any MCP server starts when none fits), builds the
+    /// tool set, keeps what the mode and `--tools` offer, and writes the system prompt.
+    pub async fn assemble(self) -> Result<AssembledAgent, AssemblyError> {
+        let chosen = choose_provider(self.config, &self.model, &*self.env)?;
+        let provider: Arc<dyn ModelProvider> = connect_provider(&chosen)?;
+        let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
+            .build()
+            .await?;
+        let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {
+            Ok(offered) => offered.for_mode(self.permissions.mode()),
+            Err(error) => {
+                tools.mcp.shutdown().await;
+                return Err(error);
+            }
+        };
+        let prompt =
+            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), offered.names());
+        let max_iterations = self
+            .max_iterations
+            .or(self.config.agent_settings.max_iterations)
+            .unwrap_or(DEFAULT_MAX_ITERATIONS);
+        let agent = AgentLoop::new(provider, Arc::new(offered), prompt.render())
+            .max_iterations(max_iterations)
+            .max_output_tokens(chosen.entry.max_output_tokens);
+        Ok(AssembledAgent {
+            agent,
+            tools,
+            prompt,
+            provider: chosen,
+        })
+    }
+}
+
+/// The tool set without the built-ins `--tools` leaves out.
+fn offered_tools(
+    tools: &ToolSet,
+    selected: Option<&[String]>,
+) -> Result<ToolRegistry, AssemblyError> {
+    let Some(selected) = selected else {
+        return Ok(tools.registry.filter(|_| true));
+    };
+    let builtins = tools.builtin_names();
+    if let Some(unknown) = selected.iter().find(|name| !builtins.contains(name)) {
+        return Err(AssemblyError::UnknownTool {
+            name: unknown.clone(),
+            builtins,
+        });
+    }
+    Ok(tools
+        .registry
+        .filter(|spec| !builtins.contains(&spec.name) || selected.contains(&spec.name)))
+}

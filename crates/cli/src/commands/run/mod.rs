@@ -1,0 +1,193 @@
+//! `toolhost run [PROMPT | -]`: one headless agent run, for scripts and CI.
+
+mod output;
+
+use std::io::{IsTerminal as _, Read as _};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use tokio_util::sync::CancellationToken;
+use toolhost_agent::agent_loop::AgentEvent;
+use toolhost_agent::assembly::{AgentSetup, AssemblyError};
+use toolhost_agent::model_choice::ModelFlags;
+use toolhost_agent::{AgentConfig, Config, Permissions};
+use toolhost_core::SessionEvent;
+use toolhost_core::conversation::Message;
+
+use crate::EXIT_USAGE;
+use crate::approval;
+use output::{EventWriter, OutputFormat, RunInfo, RunTimes};
+
+/// Arguments of `toolhost run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What to ask, or `-` to read it from standard input.
+    #[arg(value_name = "PROMPT | -")]
+    prompt: String,
+    /// How to print the run: text (the answer), json (one object), stream-json (one event
+    /// per line, as Claude Code's headless mode prints them).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    output_format: OutputFormat,
+    /// The provider: a `[providers.NAME]` of the configuration, `openai` or `anthropic`.
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
+    /// The model to ask.
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Only these built-in tools are offered (comma-separated, e.g. Read,Grep); custom and
+    /// MCP tools stay.
+    #[arg(long, value_name = "TOOLS", value_delimiter = ',')]
+    tools: Option<Vec<String>>,
+    /// The most model turns (default: `[agent] max_iterations`, else 50).
+    #[arg(long, value_name = "N")]
+    max_iterations: Option<usize>,
+    /// Answer yes to every confirmation (deny rules and the shell deny list still refuse).
+    #[arg(long)]
+    yes: bool,
+}
+
+/// Exit status when the run ended in error (iteration limit, provider failure, cancelled).
+const EXIT_RUN_FAILED: u8 = 1;
+
+/// Exit status after a second Ctrl-C.
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// Runs the agent once.
+pub fn run(
+    workspace: &Path,
+    home: Option<&Path>,
+    config: &Config,
+    agent: &AgentConfig,
+    args: RunArgs,
+) -> anyhow::Result<ExitCode> {
+    let from_stdin = args.prompt == "-";
+    let prompt = if from_stdin {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading the prompt from standard input")?;
+        text
+    } else {
+        args.prompt.clone()
+    };
+    if prompt.trim().is_empty() {
+        eprintln!("error: the prompt is empty: give it as an argument, or pipe it in with '-'");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_agent(
+        workspace, home, config, agent, args, prompt, from_stdin,
+    ))
+}
+
+async fn run_agent(
+    workspace: &Path,
+    home: Option<&Path>,
+    config: &Config,
+    agent: &AgentConfig,
+    args: RunArgs,
+    prompt: String,
+    from_stdin: bool,
+) -> anyhow::Result<ExitCode> {
+    let approver = approval::approver_for_call(args.yes, from_stdin);
+    let permissions = Permissions::from_config(config, workspace, approver)?;
+    let assembled = AgentSetup::new(workspace, config, agent, &permissions)
+        .home(home.map(Path::to_path_buf))
+        .model(ModelFlags {
+            provider: args.provider,
+            model: args.model,
+        })
+        .builtin_tools(args.tools)
+        .max_iterations(args.max_iterations)
+        .assemble()
+        .await;
+    let assembled = match assembled {
+        Ok(assembled) => assembled,
+        Err(error @ AssemblyError::Tools(_)) => return Err(error.into()),
+        Err(error) if error.is_usage_error() => {
+            eprintln!("error: {error}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let session_id = new_session_id();
+    let agent = assembled.agent.session_id(session_id.clone());
+    let writer = Arc::new(EventWriter::new(
+        args.output_format,
+        RunInfo {
+            session_id,
+            cwd: workspace.display().to_string(),
+            permission_mode: permissions.mode().to_string(),
+        },
+        true,
+    ));
+    let events_writer = Arc::clone(&writer);
+    let events = Arc::new(move |event: AgentEvent| events_writer.event(&event));
+    let cancel = CancellationToken::new();
+    cancel_on_ctrl_c(cancel.clone());
+
+    agent.session_event(SessionEvent::Start).await;
+    let report = agent.run(vec![Message::user(prompt)], events, cancel).await;
+    agent.session_event(SessionEvent::Shutdown).await;
+    assembled.tools.mcp.shutdown().await;
+
+    writer.finish(
+        &report.outcome,
+        report.turns,
+        report.usage,
+        RunTimes {
+            total: report.duration,
+            model: report.model_time,
+        },
+    );
+    Ok(if report.outcome.is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_RUN_FAILED)
+    })
+}
+
+/// The first Ctrl-C cancels the run (its model request and its tools' process trees); the
+/// second exits at once.
+fn cancel_on_ctrl_c(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        cancel.cancel();
+        if std::io::stderr().is_terminal() {
+            eprintln!("\ncancelling the run; press Ctrl-C again to exit at once");
+        }
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(EXIT_INTERRUPTED);
+        }
+    });
+}
+
+/// A random UUID (version 4), as Claude Code's session ids are.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    // Without randomness an id made of the time and process still tells runs apart.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        bytes = (nanos ^ u128::from(std::process::id())).to_le_bytes();
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}

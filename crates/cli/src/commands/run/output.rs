@@ -1,0 +1,288 @@
+//! What `toolhost run` prints: the loop's events read as text, one JSON object, or one JSON
+//! event per line in the shape of Claude Code's headless mode (so existing wrappers work).
+
+use std::io::Write as _;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use serde_json::{Value, json};
+use toolhost_agent::agent_loop::{AgentEvent, RunOutcome};
+use toolhost_core::ContentBlock;
+use toolhost_core::conversation::{AssistantMessage, AssistantPart, StopReason, Usage};
+
+/// `--output-format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The final answer on stdout, progress on stderr.
+    #[default]
+    Text,
+    /// One JSON object when the run ends: result, usage, turns, duration, session id.
+    Json,
+    /// One JSON event per line: init, assistant messages, tool results, the result.
+    StreamJson,
+}
+
+/// What the run was, for the `init` event and the result.
+pub struct RunInfo {
+    /// The session id.
+    pub session_id: String,
+    /// The workspace.
+    pub cwd: String,
+    /// The permission mode as written in configuration (`acceptEdits`).
+    pub permission_mode: String,
+}
+
+/// Writes the events of one run in one format.
+pub struct EventWriter {
+    format: OutputFormat,
+    info: RunInfo,
+    progress: bool,
+    stdout: Mutex<std::io::Stdout>,
+}
+
+impl EventWriter {
+    /// A writer for `format`; `progress` shows tool calls on stderr in text mode.
+    pub fn new(format: OutputFormat, info: RunInfo, progress: bool) -> Self {
+        Self {
+            format,
+            info,
+            progress,
+            stdout: Mutex::new(std::io::stdout()),
+        }
+    }
+
+    /// Hears one event.
+    pub fn event(&self, event: &AgentEvent) {
+        match self.format {
+            OutputFormat::StreamJson => {
+                if let Some(line) = self.stream_json(event) {
+                    self.print_line(&line);
+                }
+            }
+            OutputFormat::Text if self.progress => text_progress(event),
+            OutputFormat::Text | OutputFormat::Json => {}
+        }
+    }
+
+    /// Prints the end of the run: the answer (text), the result object (json); stream-json
+    /// printed it with the `run_end` event.
+    pub fn finish(&self, outcome: &RunOutcome, turns: usize, usage: Usage, times: RunTimes) {
+        match self.format {
+            OutputFormat::Text => match outcome {
+                outcome if outcome.is_success() => {
+                    let text = outcome.text();
+                    let mut stdout = self.lock();
+                    let _ = stdout.write_all(text.as_bytes());
+                    if !text.ends_with('\n') {
+                        let _ = stdout.write_all(b"\n");
+                    }
+                    let _ = stdout.flush();
+                }
+                outcome => eprintln!("error: {}", outcome.text()),
+            },
+            OutputFormat::Json => {
+                let line = result_object(outcome, turns, usage, times, &self.info.session_id);
+                self.print_line(&line);
+            }
+            OutputFormat::StreamJson => {
+                let line = result_object(outcome, turns, usage, times, &self.info.session_id);
+                self.print_line(&line);
+            }
+        }
+    }
+
+    fn stream_json(&self, event: &AgentEvent) -> Option<Value> {
+        let session_id = &self.info.session_id;
+        Some(match event {
+            AgentEvent::RunStart {
+                provider,
+                model,
+                tools,
+                ..
+            } => json!({
+                "type": "system",
+                "subtype": "init",
+                "session_id": session_id,
+                "cwd": self.info.cwd,
+                "model": model,
+                "provider": provider,
+                "tools": tools,
+                "permissionMode": self.info.permission_mode,
+            }),
+            AgentEvent::AssistantMessage { message } => json!({
+                "type": "assistant",
+                "message": assistant_message(message),
+                "parent_tool_use_id": null,
+                "session_id": session_id,
+            }),
+            AgentEvent::ToolCallEnd { result } => json!({
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{
+                        "type": "tool_result",
+                        "tool_use_id": result.tool_call_id,
+                        "content": content_blocks(&result.content),
+                        "is_error": result.is_error,
+                    }],
+                },
+                "parent_tool_use_id": null,
+                "session_id": session_id,
+            }),
+            AgentEvent::RetryStart {
+                attempt,
+                delay,
+                reason,
+            } => json!({
+                "type": "system",
+                "subtype": "api_retry",
+                "attempt": attempt,
+                "retry_delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                "error": reason,
+                "session_id": session_id,
+            }),
+            _ => return None,
+        })
+    }
+
+    fn print_line(&self, value: &Value) {
+        let mut stdout = self.lock();
+        let _ = writeln!(stdout, "{value}");
+        let _ = stdout.flush();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::io::Stdout> {
+        self.stdout
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Wall time and model time of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunTimes {
+    /// The whole run.
+    pub total: Duration,
+    /// Waiting for the model.
+    pub model: Duration,
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Claude Code's `result` object.
+fn result_object(
+    outcome: &RunOutcome,
+    turns: usize,
+    usage: Usage,
+    times: RunTimes,
+    session_id: &str,
+) -> Value {
+    let subtype = match outcome {
+        RunOutcome::Answered { .. } | RunOutcome::Stopped { .. } => "success",
+        RunOutcome::MaxIterations { .. } => "error_max_turns",
+        RunOutcome::Cancelled | RunOutcome::Failed { .. } => "error_during_execution",
+    };
+    json!({
+        "type": "result",
+        "subtype": subtype,
+        "is_error": !outcome.is_success(),
+        "duration_ms": millis(times.total),
+        "duration_api_ms": millis(times.model),
+        "num_turns": turns,
+        "result": outcome.text(),
+        "session_id": session_id,
+        "usage": usage_object(usage),
+    })
+}
+
+fn usage_object(usage: Usage) -> Value {
+    json!({
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_input_tokens": usage.cache_read_tokens,
+        "cache_creation_input_tokens": usage.cache_write_tokens,
+    })
+}
+
+/// An assistant message as Anthropic's API (and so Claude Code) writes it.
+fn assistant_message(message: &AssistantMessage) -> Value {
+    let content: Vec<Value> = message
+        .content
+        .iter()
+        .map(|part| match part {
+            AssistantPart::Text { text } => json!({"type": "text", "text": text}),
+            AssistantPart::Reasoning { text, .. } => json!({"type": "thinking", "thinking": text}),
+            AssistantPart::ToolCall(call) => json!({
+                "type": "tool_use",
+                "id": call.id,
+                "name": call.name,
+                "input": call
+                    .parsed_arguments()
+                    .unwrap_or_else(|_| Value::String(call.arguments.clone())),
+            }),
+        })
+        .collect();
+    let stop_reason = match &message.stop_reason {
+        StopReason::EndTurn => "end_turn".to_owned(),
+        StopReason::ToolUse => "tool_use".to_owned(),
+        StopReason::MaxTokens => "max_tokens".to_owned(),
+        StopReason::Refusal => "refusal".to_owned(),
+        StopReason::Other(other) => other.clone(),
+    };
+    json!({
+        "type": "message",
+        "role": "assistant",
+        "model": message.model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "usage": usage_object(message.usage),
+    })
+}
+
+fn content_blocks(content: &[ContentBlock]) -> Value {
+    Value::Array(
+        content
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+                ContentBlock::Image { data, mime_type } => json!({
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": mime_type, "data": data},
+                }),
+            })
+            .collect(),
+    )
+}
+
+/// One line per tool call on stderr, and what failed.
+fn text_progress(event: &AgentEvent) {
+    match event {
+        AgentEvent::ToolCallStart { call } => {
+            eprintln!("→ {} {}", call.name, one_line(&call.arguments, 100));
+        }
+        AgentEvent::ToolCallEnd { result } if result.is_error => {
+            eprintln!("  ✗ {}", one_line(&result.text(), 160));
+        }
+        AgentEvent::RetryStart {
+            attempt,
+            delay,
+            reason,
+        } => eprintln!(
+            "  retrying the model request (attempt {attempt}) in {:.1} s: {reason}",
+            delay.as_secs_f64()
+        ),
+        _ => {}
+    }
+}
+
+/// The first line of `text`, at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
