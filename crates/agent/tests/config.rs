@@ -269,6 +269,8 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              writable_roots = []\n\
              \n[custom_tools]\n\
              paths = []\n\
+             \n[agent]\n\
+             max_iterations = 50                      # built-in default\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\
@@ -450,4 +452,78 @@ fn a_bad_mcp_server_entry_names_file_and_line() {
     );
     let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
     assert!(error.contains("at least 1"), "{error}");
+}
+
+#[test]
+fn providers_and_agent_settings_layer_and_show_without_keys() {
+    let dirs = dirs();
+    write(
+        &dirs.home.join(".toolhost/config.toml"),
+        "[providers.local]\napi = \"openai-chat\"\nbase_url = \"http://127.0.0.1:8091/v1\"\n\
+         model = \"qwen\"\nfirst_byte_timeout = 300\n\n[agent]\nmax_iterations = 12\n",
+    );
+    write(
+        &dirs.workspace.join(".toolhost/config.toml"),
+        "[agent]\nprovider = \"local\"\n\n[providers.claude]\napi = \"anthropic\"\n\
+         api_key_env = \"MY_ANTHROPIC_KEY\"\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    assert_eq!(config.agent_settings.provider.as_deref(), Some("local"));
+    assert_eq!(config.agent_settings.max_iterations, Some(12));
+    let local = &config.providers["local"];
+    assert_eq!(local.model.as_deref(), Some("qwen"));
+    assert_eq!(
+        local.timeouts.first_byte,
+        Some(std::time::Duration::from_secs(300))
+    );
+    let shown = config.show();
+    assert!(shown.contains("[providers.\"local\"]"), "{shown}");
+    assert!(
+        shown.contains("api_key_env = \"MY_ANTHROPIC_KEY\""),
+        "{shown}"
+    );
+    let origin = format!(
+        "# {}:2",
+        dirs.workspace.join(".toolhost/config.toml").display()
+    );
+    assert!(
+        shown
+            .lines()
+            .any(|line| line.starts_with("provider = \"local\"") && line.ends_with(&origin)),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_bad_provider_entry_names_file_line_and_the_choices() {
+    let (path, message) = load_error("config.toml", "[providers.x]\napi = \"openai\"\n");
+    assert_eq!(
+        message,
+        format!(
+            "invalid config file {}: line 2: providers.x.api is 'openai'; it must be one of: \
+             openai-chat, openai-responses, anthropic",
+            path.display()
+        )
+    );
+    let (_, message) = load_error(
+        "config.toml",
+        "[providers.x]\napi = \"anthropic\"\nbase_url = \"api.anthropic.com\"\n",
+    );
+    assert!(
+        message.contains("line 3: providers.x.base_url 'api.anthropic.com' is not a URL"),
+        "{message}"
+    );
+    let (_, message) = load_error(
+        "config.toml",
+        "[providers.x]\napi = \"anthropic\"\napi_key = \"sk-secret\"\n",
+    );
+    assert!(
+        message.contains("line 3: unknown field `api_key`"),
+        "{message}"
+    );
+    let (_, message) = load_error("config.toml", "[agent]\nmax_iterations = 0\n");
+    assert!(
+        message.contains("line 2: agent.max_iterations of 0"),
+        "{message}"
+    );
 }

@@ -41,6 +41,7 @@ pub(super) fn render(config: &Config) -> String {
     custom_tools(&mut out, config);
     mcp_servers(&mut out, config);
     agents(&mut out, config);
+    providers(&mut out, config);
 
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
@@ -167,6 +168,71 @@ fn agents(out: &mut String, config: &Config) {
                 server.origin
             );
             server_values(out, server);
+        }
+    }
+}
+
+/// `[agent]` and `[providers.NAME]` (the key itself never: only the variable that holds it).
+fn providers(out: &mut String, config: &Config) {
+    let settings = &config.agent_settings;
+    out.push_str("\n[agent]\n");
+    if let Some(provider) = &settings.provider {
+        line(
+            out,
+            &format!("provider = {}", quote(provider)),
+            config.source_of("agent.provider"),
+        );
+    }
+    if let Some(model) = &settings.model {
+        line(
+            out,
+            &format!("model = {}", quote(model)),
+            config.source_of("agent.model"),
+        );
+    }
+    let (iterations, source) = match settings.max_iterations {
+        Some(limit) => (limit, config.source_of("agent.max_iterations")),
+        None => (crate::agent_loop::DEFAULT_MAX_ITERATIONS, None),
+    };
+    line(out, &format!("max_iterations = {iterations}"), source);
+    for (name, entry) in &config.providers {
+        let _ = writeln!(out, "\n[providers.{}]  # {}", quote(name), entry.origin);
+        let _ = writeln!(out, "api = {}", quote(entry.api.as_str()));
+        let optional = [
+            ("base_url", entry.base_url.as_deref()),
+            ("api_key_env", entry.api_key_env.as_deref()),
+            ("model", entry.model.as_deref()),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                let _ = writeln!(out, "{key} = {}", quote(value));
+            }
+        }
+        if let Some(tokens) = entry.context_window {
+            let _ = writeln!(out, "context_window = {tokens}");
+        }
+        if let Some(tokens) = entry.max_output_tokens {
+            let _ = writeln!(out, "max_output_tokens = {tokens}");
+        }
+        let timeouts = [
+            ("connect_timeout", entry.timeouts.connect),
+            ("first_byte_timeout", entry.timeouts.first_byte),
+            ("idle_timeout", entry.timeouts.idle),
+            ("request_timeout", entry.timeouts.request),
+        ];
+        for (key, value) in timeouts {
+            if let Some(value) = value {
+                let _ = writeln!(out, "{key} = {}", value.as_secs());
+            }
+        }
+        if let Some(retries) = entry.max_retries {
+            let _ = writeln!(out, "max_retries = {retries}");
+        }
+        if let Some(cache) = entry.prompt_cache {
+            let _ = writeln!(out, "prompt_cache = {cache}");
+        }
+        for (header, value) in &entry.headers {
+            let _ = writeln!(out, "headers.{} = {}", quote(header), quote(value));
         }
     }
 }
