@@ -5,6 +5,7 @@
 //! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink.
 
 mod events;
+mod repeats;
 mod tool_batch;
 
 use std::sync::Arc;
@@ -17,7 +18,9 @@ use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
+pub use repeats::REPEATED_CALL_NOTE;
 
+use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
 
 /// How many model turns a run may take when nothing else is configured (R25).
@@ -130,6 +133,7 @@ impl AgentLoop {
         let mut usage = Usage::default();
         let mut turns = 0;
         let mut model_time = Duration::ZERO;
+        let mut repeats = RepeatedCalls::default();
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
             provider: self.provider.name().to_owned(),
@@ -183,11 +187,11 @@ impl AgentLoop {
                         tool: done.result.tool_name.clone(),
                         message: done.result.text(),
                     });
-            messages.extend(
-                finished
-                    .iter()
-                    .map(|done| Message::ToolResult(ToolResultMessage::from(&done.result))),
-            );
+            for (call, done) in calls.iter().zip(&finished) {
+                let mut result = ToolResultMessage::from(&done.result);
+                repeats.note(call, &mut result);
+                messages.push(Message::ToolResult(result));
+            }
             if cancel.is_cancelled() {
                 break RunOutcome::Cancelled;
             }

@@ -1,0 +1,83 @@
+//! Small models repeat themselves: the same call, again and again, getting the same result.
+//! The loop still runs every call (a repeated `cat` may be what the task needs), but when a
+//! call and its result are both the same as an earlier one of the run, the model is told so.
+
+use std::collections::HashMap;
+
+use toolhost_core::ContentBlock;
+use toolhost_core::conversation::{ToolCall, ToolResultMessage};
+
+/// Appended to a result that repeats an earlier identical call's identical result.
+pub const REPEATED_CALL_NOTE: &str = "[You made this exact call before in this run and got this \
+     same result. Use it, or try something different; if you have what you need, answer in text.]";
+
+/// Each call's last result in the run, by tool name and arguments.
+#[derive(Debug, Default)]
+pub(crate) struct RepeatedCalls {
+    last_results: HashMap<(String, String), String>,
+}
+
+impl RepeatedCalls {
+    /// Remembers `result` for `call`, and marks it when it repeats the call's earlier result.
+    pub(crate) fn note(&mut self, call: &ToolCall, result: &mut ToolResultMessage) {
+        let Ok(arguments) = call.parsed_arguments() else {
+            return;
+        };
+        let key = (call.name.clone(), arguments.to_string());
+        let text: String = result
+            .content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
+        if self.last_results.get(&key) == Some(&text) {
+            result.content.push(ContentBlock::text(REPEATED_CALL_NOTE));
+        } else {
+            self.last_results.insert(key, text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(arguments: &str) -> ToolCall {
+        ToolCall {
+            id: "c".into(),
+            name: "Read".into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    fn result(text: &str) -> ToolResultMessage {
+        ToolResultMessage {
+            tool_call_id: "c".into(),
+            tool_name: "Read".into(),
+            content: vec![ContentBlock::text(text)],
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn only_the_same_call_with_the_same_result_is_marked() {
+        let mut repeats = RepeatedCalls::default();
+        let mut first = result("one");
+        repeats.note(&call(r#"{"path":"a"}"#), &mut first);
+        assert_eq!(first.content.len(), 1);
+
+        let mut other_path = result("one");
+        repeats.note(&call(r#"{"path":"b"}"#), &mut other_path);
+        assert_eq!(other_path.content.len(), 1);
+
+        let mut changed = result("two");
+        repeats.note(&call(r#"{"path":"a"}"#), &mut changed);
+        assert_eq!(changed.content.len(), 1, "the file changed: nothing to say");
+
+        let mut again = result("two");
+        repeats.note(&call(r#"{ "path": "a" }"#), &mut again);
+        assert_eq!(
+            again.content.last().and_then(ContentBlock::as_text),
+            Some(REPEATED_CALL_NOTE)
+        );
+    }
+}
