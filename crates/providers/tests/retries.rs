@@ -245,12 +245,10 @@ async fn a_stream_that_breaks_twice_fails_after_one_restart() {
 
 #[tokio::test]
 async fn an_overloaded_error_event_midstream_voids_the_text_and_retries() {
-    let mut broken = anthropic_text("Bon");
-    broken.truncate(broken.len() / 2);
-    // Cut at an event boundary, then the error event.
-    let cut = String::from_utf8(broken).unwrap();
-    let cut = &cut[..cut.rfind("\n\n").unwrap() + 2];
-    let mut bytes = cut.as_bytes().to_vec();
+    let whole = String::from_utf8(anthropic_text("Bon")).unwrap();
+    // The text delta arrives, then an error event instead of the rest.
+    let cut = whole.find("event: content_block_stop").unwrap();
+    let mut bytes = whole.as_bytes()[..cut].to_vec();
     bytes.extend(sse(&[(
         "error",
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
@@ -267,14 +265,27 @@ async fn an_overloaded_error_event_midstream_voids_the_text_and_retries() {
         .await
         .unwrap();
     assert_eq!(message.text(), "Bonjour");
-    let notices = notices(&events.lock().unwrap());
-    assert_eq!(notices[0], StreamEvent::RequestSent { attempt: 1 });
+    let events = events.lock().unwrap().clone();
+    assert_eq!(events[1], StreamEvent::TextDelta("Bon".into()));
+    let notices = notices(&events);
+    assert_eq!(
+        notices[..2],
+        [
+            StreamEvent::RequestSent { attempt: 1 },
+            StreamEvent::Restarted
+        ]
+    );
     assert!(
-        matches!(&notices[1], StreamEvent::RetryScheduled { attempt: 2, reason, .. }
+        matches!(&notices[2], StreamEvent::RetryScheduled { attempt: 2, reason, .. }
             if reason == "mock reported an error: Overloaded (overloaded_error)"),
         "{notices:?}"
     );
-    assert_eq!(notices[2], StreamEvent::RequestSent { attempt: 2 });
+    assert_eq!(notices[3], StreamEvent::RequestSent { attempt: 2 });
+    let restart = events
+        .iter()
+        .position(|e| *e == StreamEvent::Restarted)
+        .unwrap();
+    assert_eq!(streamed_text(&events[restart..]), "Bonjour");
 }
 
 #[tokio::test]
