@@ -428,3 +428,34 @@ async fn an_unreachable_server_is_a_connection_error_after_the_retries() {
     );
     assert_eq!(notices(&events.lock().unwrap()).len(), 3);
 }
+
+#[tokio::test]
+async fn a_stream_that_trickles_on_runs_out_the_request_timeout_and_is_not_retried() {
+    let mut pieces = Vec::new();
+    for _ in 0..100 {
+        pieces.push(Piece::Bytes(b": still thinking\n\n".to_vec()));
+        pieces.push(Piece::Wait(Duration::from_millis(20)));
+    }
+    let server =
+        MockServer::start(vec![Reply::sse_pieces(pieces), Reply::sse(chat_text("no"))]).await;
+    let mut provider_config = config(Api::OpenAiChat, &server);
+    provider_config.timeouts.idle = Duration::from_millis(500);
+    provider_config.timeouts.request = Duration::from_millis(300);
+    let provider = connect(provider_config).unwrap();
+    let (sink, _) = recorder();
+    let error = provider
+        .stream(&hello(), sink, CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProviderError::Timeout {
+                which: "request",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
