@@ -131,21 +131,23 @@ impl ResponseBuilder {
         });
     }
 
-    /// Appends reasoning text to the part under `key`; without a key, to the last reasoning
-    /// part if it is the last part, else to a new one.
+    /// Appends reasoning text to the part under `key` (a new one for a key not seen yet);
+    /// without a key, to the last part if it is reasoning, else to a new one.
     pub fn reasoning(&mut self, out: &mut Emitter, key: Option<u64>, delta: &str) {
         if delta.is_empty() {
             return;
         }
-        let slot = match key.and_then(|key| self.keys.get(&key).copied()) {
-            Some(slot) => slot,
-            None => {
-                if !matches!(self.parts.last(), Some(Part::Reasoning { .. })) {
-                    self.reasoning_start(key, None);
-                }
-                self.parts.len() - 1
-            }
+        let known = match key {
+            Some(key) => self.keys.get(&key).copied(),
+            None => match self.parts.last() {
+                Some(Part::Reasoning { .. }) => Some(self.parts.len() - 1),
+                _ => None,
+            },
         };
+        let slot = known.unwrap_or_else(|| {
+            self.reasoning_start(key, None);
+            self.parts.len() - 1
+        });
         if let Some(Part::Reasoning { text, .. }) = self.parts.get_mut(slot) {
             text.push_str(delta);
             out.content(StreamEvent::ReasoningDelta(delta.to_owned()));

@@ -36,6 +36,20 @@ impl Api {
     }
 }
 
+impl std::str::FromStr for Api {
+    type Err = String;
+
+    /// Reads a configuration name; the error lists the names there are.
+    fn from_str(name: &str) -> Result<Self, String> {
+        [Self::OpenAiChat, Self::OpenAiResponses, Self::Anthropic]
+            .into_iter()
+            .find(|api| api.as_str() == name)
+            .ok_or_else(|| {
+                format!("unknown api `{name}`: use openai-chat, openai-responses or anthropic")
+            })
+    }
+}
+
 impl fmt::Display for Api {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -309,6 +323,11 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Api::OpenAiChat).unwrap(),
             r#""openai-chat""#
+        );
+        assert_eq!("anthropic".parse::<Api>(), Ok(Api::Anthropic));
+        assert_eq!(
+            "openai".parse::<Api>(),
+            Err("unknown api `openai`: use openai-chat, openai-responses or anthropic".into())
         );
     }
 

@@ -147,6 +147,17 @@ impl HttpProvider {
             });
         }
 
+        self.read_stream(response, first_byte_deadline, out).await
+    }
+
+    /// Reads the event stream of an accepted response into a message.
+    async fn read_stream(
+        &self,
+        response: Response,
+        first_byte_deadline: Instant,
+        out: &mut Emitter,
+    ) -> Result<AssistantMessage, Failure> {
+        let idle = self.config.timeouts.idle;
         let mut chunks = response.bytes_stream();
         let mut sse = SseDecoder::default();
         let mut decoder = wire::decoder(self.config.api);
@@ -154,24 +165,19 @@ impl HttpProvider {
         let mut begun = false;
         loop {
             let next = if begun {
-                timeout(timeouts.idle, chunks.next()).await
+                timeout(idle, chunks.next()).await
             } else {
                 timeout_at(first_byte_deadline, chunks.next()).await
             };
-            let events = match next {
-                Err(_) if begun => {
-                    return Err(self.timed_out("idle", timeouts.idle, Retry::Restart));
-                }
+            let (events, ended) = match next {
+                Err(_) if begun => return Err(self.timed_out("idle", idle, Retry::Restart)),
                 Err(_) => {
-                    return Err(self.timed_out(
-                        "first byte",
-                        timeouts.first_byte,
-                        Retry::Backoff(None),
-                    ));
+                    let after = self.config.timeouts.first_byte;
+                    return Err(self.timed_out("first byte", after, Retry::Backoff(None)));
                 }
                 Ok(Some(Ok(bytes))) => {
                     begun |= !bytes.is_empty();
-                    sse.push(&bytes)
+                    (sse.push(&bytes), false)
                 }
                 Ok(Some(Err(error))) => {
                     let retry = if begun {
@@ -179,34 +185,10 @@ impl HttpProvider {
                     } else {
                         Retry::Backoff(None)
                     };
-                    return Err(
-                        self.failure(retry, format!("the stream broke: {}", describe(&error)))
-                    );
+                    let message = format!("the stream broke: {}", describe(&error));
+                    return Err(self.failure(retry, message));
                 }
-                Ok(None) => {
-                    if let Some(event) = sse.finish()
-                        && decoder
-                            .event(&event, &mut builder, out)
-                            .map_err(|failure| self.stream_failure(failure))?
-                            == Progress::Done
-                    {
-                        return Ok(builder.finish());
-                    }
-                    if decoder.complete_without_end() {
-                        return Ok(builder.finish());
-                    }
-                    return Err(if begun {
-                        self.failure(
-                            Retry::Restart,
-                            "the stream ended before the response was complete",
-                        )
-                    } else {
-                        self.failure(
-                            Retry::Backoff(None),
-                            "the server closed the response before its first byte",
-                        )
-                    });
-                }
+                Ok(None) => (sse.finish().into_iter().collect(), true),
             };
             for event in &events {
                 let progress = decoder
@@ -215,6 +197,17 @@ impl HttpProvider {
                 if progress == Progress::Done {
                     return Ok(builder.finish());
                 }
+            }
+            if ended {
+                return if decoder.complete_without_end() {
+                    Ok(builder.finish())
+                } else if begun {
+                    let message = "the stream ended before the response was complete";
+                    Err(self.failure(Retry::Restart, message))
+                } else {
+                    let message = "the server closed the response before its first byte";
+                    Err(self.failure(Retry::Backoff(None), message))
+                };
             }
         }
     }

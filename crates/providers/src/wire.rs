@@ -72,7 +72,9 @@ pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ProviderErro
     let mut set = |name: &str, value: &str, what: &str| -> Result<(), ProviderError> {
         let header_name =
             HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid("header name", name))?;
-        let header_value = HeaderValue::from_str(value).map_err(|_| invalid(what, name))?;
+        let mut header_value = HeaderValue::from_str(value).map_err(|_| invalid(what, name))?;
+        // Keys stay out of debug output and HTTP/2 header compression tables.
+        header_value.set_sensitive(matches!(name, "authorization" | "x-api-key"));
         headers.insert(header_name, header_value);
         Ok(())
     };

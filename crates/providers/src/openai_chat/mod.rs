@@ -170,13 +170,19 @@ fn read_delta(delta: &Value, response: &mut ResponseBuilder, out: &mut Emitter) 
             .and_then(Value::as_u64)
             .unwrap_or(position as u64);
         let function = call.get("function");
-        let field = |name: &str| function.and_then(|f| f.get(name)).and_then(Value::as_str);
+        let field = |name: &str| function.and_then(|f| f.get(name));
+        // A few servers send the arguments as a JSON object rather than its text.
+        let arguments = match field("arguments") {
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(object @ Value::Object(_)) => Some(object.to_string()),
+            _ => None,
+        };
         response.tool_call(
             out,
             index,
             call.get("id").and_then(Value::as_str),
-            field("name"),
-            field("arguments"),
+            field("name").and_then(Value::as_str),
+            arguments.as_deref(),
         );
     }
 }

@@ -265,3 +265,26 @@ fn the_request_carries_the_conversation_in_chat_form() {
     assert_eq!(body["max_completion_tokens"], 512);
     assert_eq!(body.get("max_tokens"), None);
 }
+
+#[test]
+fn calls_without_index_and_with_object_arguments_are_read_in_order() {
+    let bytes = stream(&[
+        chunk(
+            json!({"tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "Read", "arguments": {"path": "a"}}},
+                {"id": "c2", "type": "function", "function": {"name": "Read", "arguments": "{\"path\":\"b\"}"}},
+            ]}),
+            None,
+        ),
+        chunk(json!({}), Some("tool_calls")),
+    ]);
+    let message = play_every_way(Api::OpenAiChat, &bytes).message().clone();
+    let calls: Vec<_> = message
+        .tool_calls()
+        .map(|c| (c.id.as_str(), c.arguments.as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        [("c1", r#"{"path":"a"}"#), ("c2", r#"{"path":"b"}"#)]
+    );
+}
