@@ -500,8 +500,8 @@ fn a_bad_provider_entry_names_file_line_and_the_choices() {
     assert_eq!(
         message,
         format!(
-            "invalid config file {}: line 2: providers.x.api is 'openai'; it must be one of: \
-             openai-chat, openai-responses, anthropic",
+            "invalid config file {}: line 2: providers.x.api: unknown api `openai`: use openai-chat, \
+             openai-responses or anthropic",
             path.display()
         )
     );

@@ -56,18 +56,6 @@ pub(super) struct FileAgentSettings {
     max_iterations: Option<Spanned<usize>>,
 }
 
-/// The wire formats as the configuration spells them.
-const API_NAMES: [&str; 3] = ["openai-chat", "openai-responses", "anthropic"];
-
-fn parse_api(text: &str) -> Option<Api> {
-    match text {
-        "openai-chat" => Some(Api::OpenAiChat),
-        "openai-responses" => Some(Api::OpenAiResponses),
-        "anthropic" => Some(Api::Anthropic),
-        _ => None,
-    }
-}
-
 /// A configured model provider, before its key is read from the environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProviderEntry {
@@ -128,14 +116,10 @@ pub(super) fn provider_entry(
     file: FileProvider,
     origin: String,
 ) -> Result<ProviderEntry, (usize, String)> {
-    let api = parse_api(file.api.get_ref()).ok_or_else(|| {
+    let api = file.api.get_ref().parse::<Api>().map_err(|problem| {
         (
             file.api.span().start,
-            format!(
-                "providers.{name}.api is '{}'; it must be one of: {}",
-                file.api.get_ref(),
-                API_NAMES.join(", ")
-            ),
+            format!("providers.{name}.api: {problem}"),
         )
     })?;
     if let Some(url) = &file.base_url {
