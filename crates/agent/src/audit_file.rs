@@ -11,7 +11,7 @@ use toolhost_core::permission::{AuditEntry, AuditError, AuditSink};
 /// Appends every decision to a file as one JSON object per line:
 ///
 /// ```json
-/// {"time":"2025-01-31T09:12:03.120Z","call_id":"c1","tool":"Bash","arguments_sha256":"…","mode":"default","decision":"allow","asked":false,"by":{"kind":"rules","list":"allow","rules":[{"rule":"Bash(git status)","origin":".toolhost/config.toml:3"}]}}
+/// {"time":"2025-01-31T09:12:03.120Z","call_id":"c1","tool":"Bash","arguments_sha256":"…","mode":"default","decision":"allow","asked":false,"by":{"kind":"rules","list":"allow","rules":[{"rule":"Bash(git status)","origin":".toolhost/config.toml:3"}]},"subject":{"kind":"shell","value":{"commands":[["git","status"]],"fully_analysed":true}}}
 /// ```
 #[derive(Debug)]
 pub struct JsonLinesAudit {

@@ -10,6 +10,27 @@ use pretty_assertions::assert_eq;
 use toolhost_agent::{AgentConfig, Config, ConfigError, ConfigSources, MAIN_AGENT};
 use toolhost_mcp::McpTransport;
 
+/// A tool's spec as the crate defining it declares it: the built-ins from `toolhost-tools`
+/// (Grep in the Read family, …), MCP tools as the MCP client builds them (origin: the server).
+fn spec(name: &str) -> toolhost_core::ToolSpec {
+    if let Some((server, tool)) = name
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+    {
+        return toolhost_mcp::client::convert::tool_spec(
+            name,
+            server,
+            &serde_json::json!({"name": tool}),
+        );
+    }
+    let workspace = std::sync::Arc::new(toolhost_tools::Workspace::new("/").unwrap());
+    toolhost_tools::builtin_tools(workspace, toolhost_tools::BashSettings::default())
+        .into_iter()
+        .map(|tool| tool.spec())
+        .find(|spec| spec.name == name)
+        .unwrap_or_else(|| toolhost_core::ToolSpec::new(name, "a tool"))
+}
+
 struct Workspace {
     _root: tempfile::TempDir,
     path: PathBuf,
@@ -45,7 +66,7 @@ fn main_exists_without_configuration_and_sees_everything() {
     let config = load(&dir.path).unwrap();
     assert_eq!(config.agent_names(), [MAIN_AGENT]);
     let main = config.agent(MAIN_AGENT).unwrap();
-    assert!(main.offers("Bash") && main.offers("mcp__git__log"));
+    assert!(main.offers(&spec("Bash")) && main.offers(&spec("mcp__git__log")));
     assert_eq!(main.origin, None);
     let started: Vec<String> = config
         .mcp_servers_for(&main)
@@ -95,7 +116,7 @@ required = true
         ("mcp__files__read", false),
         ("mcp__local__run", true),
     ] {
-        assert_eq!(reviewer.offers(tool), offered, "{tool}");
+        assert_eq!(reviewer.offers(&spec(tool)), offered, "{tool}");
     }
 
     let started = config.mcp_servers_for(&reviewer);
@@ -134,7 +155,7 @@ fn a_configured_main_is_narrowed_like_any_agent() {
     let config = load(&dir.path).unwrap();
     let main = config.agent(MAIN_AGENT).unwrap();
     assert!(config.mcp_servers_for(&main).is_empty());
-    assert!(main.offers("Bash"));
+    assert!(main.offers(&spec("Bash")));
 }
 
 #[test]
@@ -146,7 +167,7 @@ fn a_later_layer_replaces_an_agent_of_the_same_name() {
     )
     .unwrap();
     let agent = load(&dir.path).unwrap().agent("a").unwrap();
-    assert!(agent.offers("Bash") && !agent.offers("Read"));
+    assert!(agent.offers(&spec("Bash")) && !agent.offers(&spec("Read")));
     assert!(agent.origin.unwrap().contains("config.local.toml:1"));
 }
 
@@ -155,11 +176,7 @@ fn allowed_tools_entries_that_name_no_tool_are_reported() {
     let dir =
         workspace("[agents.a]\nallowed_tools = [\"Read\", \"Raed\", \"mcp__git\", \"mcp__*\"]\n");
     let agent = load(&dir.path).unwrap().agent("a").unwrap();
-    let tools = [
-        "Grep".to_owned(),
-        "Bash".to_owned(),
-        "mcp__toolhost__status".to_owned(),
-    ];
+    let tools = [spec("Grep"), spec("Bash"), spec("mcp__toolhost__status")];
     assert_eq!(agent.unmatched_allowed_tools(&tools), ["Raed", "mcp__git"]);
     assert!(
         AgentConfig::main()

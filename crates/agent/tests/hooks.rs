@@ -372,7 +372,8 @@ async fn every_decision_is_appended_to_the_audit_log_as_a_json_line() {
             "call_id": "c1", "tool": "Bash",
             "arguments_sha256": arguments_digest(&json!({"command": "git status"})),
             "mode": "default", "decision": "allow", "asked": false,
-            "by": {"kind": "rules", "list": "allow", "rules": [{"rule": "Bash(git status)", "origin": config}]}
+            "by": {"kind": "rules", "list": "allow", "rules": [{"rule": "Bash(git status)", "origin": config}]},
+            "subject": {"kind": "shell", "value": {"commands": [["git", "status"]], "fully_analysed": true}}
         })
     );
     assert_eq!(lines[1]["decision"], "deny");

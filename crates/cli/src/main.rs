@@ -133,14 +133,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::tools::run(&registry.for_mode(permissions.mode()), &sources, &args)
         }
         Command::Call(args) => {
-            // A tool the agent is not offered is refused before any server starts.
             let agent = agent()?;
-            if !agent.offers(args.tool()) {
-                return Ok(commands::call::refuse_not_offered(&agent, args.tool()));
-            }
             let runtime = runtime()?;
             let approver = approval::approver_for_call(args.yes, args.reads_stdin());
             let (_, registry, _, _mcp) = registry_on(&runtime, approver)?;
+            // The registry holds only what the agent is offered.
+            if agent.allowed_tools.is_some() && !registry.has(args.tool()) {
+                return Ok(commands::call::refuse_not_offered(&agent, args.tool()));
+            }
             runtime.block_on(commands::call::run(&registry, args))
         }
         Command::Config(command) => Ok(commands::config::run(&config, &command)),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::content::ToolUpdate;
+use crate::subject::{PathFilter, SubjectPath};
 
 /// Receives a tool's partial results while it runs (R2's `on_update`).
 pub type UpdateSink = Arc<dyn Fn(ToolUpdate) + Send + Sync>;
@@ -54,6 +55,7 @@ pub struct ToolContext {
     cancel: CancellationToken,
     abort: CancellationToken,
     session: Arc<SessionInfo>,
+    path_filter: Option<Arc<dyn PathFilter>>,
 }
 
 impl ToolContext {
@@ -65,7 +67,29 @@ impl ToolContext {
             cancel: options.cancel,
             abort: options.abort,
             session: options.session,
+            path_filter: None,
         }
+    }
+
+    /// The same context with the paths the permission system refuses inside what the call
+    /// names (the pipeline sets it from its [`crate::Authorizer::path_filter`]).
+    #[must_use]
+    pub fn with_path_filter(mut self, filter: Option<Arc<dyn PathFilter>>) -> Self {
+        self.path_filter = filter;
+        self
+    }
+
+    /// Whether the call may read or report `path`, found while it runs (a file in a folder it
+    /// walks). Tools that walk or list must skip what this refuses.
+    pub fn allows_path(&self, path: &SubjectPath) -> bool {
+        self.path_filter
+            .as_ref()
+            .is_none_or(|filter| filter.allows(path))
+    }
+
+    /// Whether some paths may be refused, so that a walk can skip building subjects otherwise.
+    pub fn filters_paths(&self) -> bool {
+        self.path_filter.is_some()
     }
 
     /// The id of this tool call.

@@ -73,6 +73,8 @@ mod context;
 pub mod conversation;
 mod definitions;
 mod error;
+mod family;
+mod origin;
 pub mod permission;
 mod pipeline;
 mod registry;
@@ -84,6 +86,8 @@ pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate};
 pub use context::{CallOptions, SessionInfo, ToolContext, UpdateSink};
 pub use definitions::DefinitionFormat;
 pub use error::{RegistryError, ToolError};
+pub use family::PermissionFamily;
+pub use origin::ToolOrigin;
 pub use pipeline::authorize::{AllowAll, Amendment, Authorization, Authorizer, CallRequest};
 pub use pipeline::coerce::coerce_arguments;
 pub use pipeline::hint::ERROR_HINT;
@@ -91,7 +95,7 @@ pub use pipeline::result_handler::ResultHandler;
 pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_tail};
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
 pub use session::{SessionEvent, SessionListenerFailure};
-pub use subject::{PermissionSubject, ShellSubject};
+pub use subject::{PathFilter, PermissionSubject, ShellSubject, SubjectPath};
 pub use tool::{Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params};
 
 /// The README's examples compile and run as doc tests.

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use crate::content::ToolOutput;
 use crate::context::{SessionInfo, ToolContext};
 use crate::error::ToolError;
+use crate::family::PermissionFamily;
+use crate::origin::ToolOrigin;
 use crate::session::SessionEvent;
 use crate::subject::PermissionSubject;
 
@@ -70,6 +72,21 @@ pub struct ToolSpec {
     /// `None` uses the registry's `max_chars`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_result_chars: Option<usize>,
+    /// What kind of access the tool's calls are: which family rules (`Read(…)`, `Edit(…)`,
+    /// `Bash(…)`, `WebFetch(…)`) apply to it, besides rules naming it.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub family: PermissionFamily,
+    /// Where the tool comes from.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub origin: ToolOrigin,
+    /// Whether a sub-agent is always offered this tool of its parent, whatever its own tool
+    /// list says (R18: skills and slash commands); MCP tools are inherited by their origin.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub inherited_by_subagents: bool,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 impl ToolSpec {
@@ -85,6 +102,9 @@ impl ToolSpec {
             annotations: ToolAnnotations::default(),
             sensitivity: Sensitivity::default(),
             max_result_chars: None,
+            family: PermissionFamily::default(),
+            origin: ToolOrigin::default(),
+            inherited_by_subagents: false,
         }
     }
 
@@ -120,6 +140,27 @@ impl ToolSpec {
     #[must_use]
     pub fn with_sensitivity(mut self, sensitivity: Sensitivity) -> Self {
         self.sensitivity = sensitivity;
+        self
+    }
+
+    /// The same spec in this permission family.
+    #[must_use]
+    pub fn with_family(mut self, family: PermissionFamily) -> Self {
+        self.family = family;
+        self
+    }
+
+    /// The same spec with this origin.
+    #[must_use]
+    pub fn with_origin(mut self, origin: ToolOrigin) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// The same spec, inherited by sub-agents (see [`Self::inherited_by_subagents`]).
+    #[must_use]
+    pub fn with_subagent_inheritance(mut self) -> Self {
+        self.inherited_by_subagents = true;
         self
     }
 }

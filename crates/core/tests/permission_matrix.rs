@@ -2,7 +2,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use pretty_assertions::assert_eq;
+use support::{paths, spec_like};
 use toolhost_core::permission::{
     Decision, DecisionInput, PermissionMode, PermissionRule, RuleList, RuleSet, evaluate,
 };
@@ -23,25 +26,25 @@ fn cases() -> Vec<Case> {
     });
     vec![
         Case {
-            spec: ToolSpec::new("Read", "reads")
+            spec: spec_like("Read")
                 .with_sensitivity(Sensitivity::Safe)
                 .with_annotations(ToolAnnotations::READ_ONLY),
-            subject: PermissionSubject::Paths(vec!["src/lib.rs".into()]),
+            subject: paths(&["src/lib.rs"]),
             specifier_rule: "Read(src/**)",
         },
         Case {
-            spec: ToolSpec::new("Write", "writes").with_sensitivity(Sensitivity::Edit),
-            subject: PermissionSubject::Paths(vec!["src/lib.rs".into()]),
+            spec: spec_like("Write").with_sensitivity(Sensitivity::Edit),
+            subject: paths(&["src/lib.rs"]),
             specifier_rule: "Edit(**/*.rs)",
         },
         Case {
-            spec: ToolSpec::new("Bash", "runs"),
+            spec: spec_like("Bash"),
             subject: git_status,
             specifier_rule: "Bash(git status)",
         },
         // An MCP tool is sensitive whatever its server declares (R29).
         Case {
-            spec: ToolSpec::new("mcp__srv__lookup", "looks up")
+            spec: spec_like("mcp__srv__lookup")
                 .with_sensitivity(Sensitivity::Safe)
                 .with_annotations(ToolAnnotations::READ_ONLY),
             subject: PermissionSubject::None,
@@ -170,7 +173,7 @@ fn every_mode_sensitivity_and_rule_kind_decides_as_documented() {
 
 #[test]
 fn the_shell_deny_list_holds_even_in_bypass_mode_and_against_allow_rules() {
-    let spec = ToolSpec::new("Bash", "runs");
+    let spec = spec_like("Bash");
     let subject = PermissionSubject::Shell(ShellSubject {
         commands: vec![vec!["rm".into(), "-rf".into(), "/".into()]],
         fully_analysed: true,

@@ -15,8 +15,8 @@ use toolhost_core::permission::{
     PermissionMode, PermissionPolicy, PermissionRule, PreToolUseHook, RuleList, arguments_digest,
 };
 use toolhost_core::{
-    ERROR_HINT, PermissionSubject, Sensitivity, ShellSubject, ToolAnnotations, ToolContext,
-    ToolError, ToolOutput, ToolRegistry, ToolSpec, TypedTool,
+    ERROR_HINT, PermissionFamily, PermissionSubject, Sensitivity, ShellSubject, ToolAnnotations,
+    ToolContext, ToolError, ToolOrigin, ToolOutput, ToolRegistry, ToolSpec, TypedTool,
 };
 
 /// Parameters of the test shell.
@@ -33,7 +33,7 @@ impl TypedTool for Shell {
     type Params = ShellParams;
 
     fn describe(&self) -> ToolSpec {
-        ToolSpec::new("Bash", "Runs a command (echoes it).")
+        ToolSpec::new("Bash", "Runs a command (echoes it).").with_family(PermissionFamily::Shell)
     }
 
     async fn run(&self, params: ShellParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
@@ -70,6 +70,7 @@ impl TypedTool for Look {
 
     fn describe(&self) -> ToolSpec {
         ToolSpec::new("Read", "Looks.")
+            .with_family(PermissionFamily::Read)
             .with_sensitivity(Sensitivity::Safe)
             .with_annotations(ToolAnnotations::READ_ONLY)
     }
@@ -431,7 +432,8 @@ async fn every_decision_is_audited_with_what_made_it() {
             "call_id": "c1", "tool": "Bash",
             "arguments_sha256": arguments_digest(&json!({"command": "git status"})),
             "mode": "default", "decision": "allow", "asked": false,
-            "by": {"kind": "rules", "list": "allow", "rules": [{"rule": "Bash(git status)", "origin": "--allow"}]}
+            "by": {"kind": "rules", "list": "allow", "rules": [{"rule": "Bash(git status)", "origin": "--allow"}]},
+            "subject": {"kind": "shell", "value": {"commands": [["git", "status"]], "fully_analysed": true}}
         })
     );
     assert_eq!(lines[1]["by"], json!({"kind": "safe_tool"}));
@@ -484,27 +486,32 @@ async fn plan_mode_shows_and_runs_only_read_only_tools() {
 
 #[test]
 fn subagents_inherit_skills_slash_commands_and_mcp_tools() {
-    struct Named(&'static str);
+    /// A tool as its crate would declare it: skills and slash commands say sub-agents inherit
+    /// them, MCP tools have their server as origin.
+    struct Declared(ToolSpec);
     #[async_trait::async_trait]
-    impl toolhost_core::Tool for Named {
+    impl toolhost_core::Tool for Declared {
         fn spec(&self) -> ToolSpec {
-            ToolSpec::new(self.0, "a tool")
+            self.0.clone()
         }
         async fn execute(&self, _args: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
             Ok(ToolOutput::text(""))
         }
     }
     let parent = ToolRegistry::new();
-    for name in [
-        "Read",
-        "Bash",
-        "list_skills",
-        "read_skill",
-        "slash_command",
-        "mcp__gh__list",
-        "spawn_agent",
+    let plain = |name: &str| ToolSpec::new(name, "a tool");
+    for spec in [
+        plain("Read").with_family(PermissionFamily::Read),
+        plain("Bash"),
+        plain("list_skills").with_subagent_inheritance(),
+        plain("read_skill").with_subagent_inheritance(),
+        plain("slash_command").with_subagent_inheritance(),
+        plain("mcp__gh__list").with_origin(ToolOrigin::mcp("gh")),
+        plain("spawn_agent"),
+        // A name is not an origin: a custom tool called mcp__x__y is not an MCP tool.
+        plain("mcp__x__y").with_origin(ToolOrigin::custom("tools/x.ts")),
     ] {
-        parent.register(Named(name)).unwrap();
+        parent.register(Declared(spec)).unwrap();
     }
     assert_eq!(
         parent.inherited_by_subagent().names(),

@@ -463,7 +463,7 @@ impl toolhost_core::Tool for Touch {
     }
 
     fn permission_subject(&self, args: &serde_json::Value) -> toolhost_core::PermissionSubject {
-        toolhost_core::PermissionSubject::Paths(vec![args["path"].as_str().unwrap_or("").into()])
+        support::paths(&[args["path"].as_str().unwrap_or("")])
     }
 }
 
@@ -474,7 +474,7 @@ impl Authorizer for DenySecrets {
     async fn authorize(&self, request: CallRequest<'_>) -> Authorization {
         match request.subject {
             toolhost_core::PermissionSubject::Paths(paths)
-                if paths.iter().any(|p| p.starts_with("secret/")) =>
+                if paths.iter().any(|p| p.display().starts_with("secret/")) =>
             {
                 Authorization::Deny {
                     reason: format!("{} may not touch secret/", request.spec.name),
@@ -528,7 +528,7 @@ impl toolhost_core::TypedTool for TypedTouch {
     }
 
     fn permission_subject(&self, args: &serde_json::Value) -> toolhost_core::PermissionSubject {
-        toolhost_core::PermissionSubject::Paths(vec![args["path"].as_str().unwrap_or("").into()])
+        support::paths(&[args["path"].as_str().unwrap_or("")])
     }
 }
 

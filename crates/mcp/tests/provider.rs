@@ -243,9 +243,9 @@ async fn the_bridge_serves_only_what_its_policy_serves_and_asks_its_authoriser()
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let serves = {
         let seen = Arc::clone(&seen);
-        move |name: &str| {
-            seen.lock().unwrap().push(name.to_owned());
-            name == "mcp__review_kit__long_text"
+        move |spec: &toolhost_core::ToolSpec| {
+            seen.lock().unwrap().push(spec.name.clone());
+            spec.name == "mcp__review_kit__long_text"
         }
     };
     let policy = PermissionPolicy::builder()

@@ -45,7 +45,10 @@ pub use discovery::{
 };
 pub use error::{LoadError, NameClash};
 pub use host_api::exec::{DenyListOnly, ExecGate, ExecRequest};
-pub use host_api::fs::{DirEntry, EntryKind, FsError, NoFileSystem, ScriptFileSystem};
+pub use host_api::fs::{
+    DirEntry, EntryKind, FileAccess, FileGate, FileRequest, FileSystemOnly, FsError, NoFileSystem,
+    ScriptFileSystem,
+};
 pub use host_api::ui::{UiContext, UiRequest};
 pub use host_api::{PendingAction, ScriptHost, ScriptHostBuilder};
 pub use limits::{

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolhost_core::{
-    SessionEvent, SessionInfo, Tool, ToolContext, ToolError, ToolOutput, ToolSpec,
+    SessionEvent, SessionInfo, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec,
 };
 
 use crate::engine::{CallEnd, Engine, Hooks, ToolDescriptor};
@@ -53,7 +53,8 @@ impl ScriptTool {
     pub(crate) fn new(engine: Arc<Engine>, descriptor: ToolDescriptor) -> Self {
         let spec = ToolSpec::new(descriptor.name, descriptor.description)
             .with_label(descriptor.label)
-            .with_parameters(descriptor.parameters);
+            .with_parameters(descriptor.parameters)
+            .with_origin(ToolOrigin::custom(engine.module().display().to_string()));
         Self {
             spec,
             index: descriptor.index,

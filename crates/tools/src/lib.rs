@@ -33,7 +33,8 @@ use toolhost_core::Tool;
 pub use fs::filesystem_tools;
 pub use shell::{Bash, BashParams, BashSettings, CommandEnvironment, NetworkAccess, ShellSandbox};
 pub use workspace::{
-    Access, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder, WorkspaceError,
+    Access, EntryKind, FolderEntry, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder,
+    WorkspaceError,
 };
 
 /// Every built-in tool of this crate on `workspace`, in spec order (R9): the filesystem tools,

@@ -15,8 +15,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolhost_core::{
-    PermissionSubject, ShellSubject, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec,
-    ToolUpdate, TypedTool,
+    PermissionFamily, PermissionSubject, ShellSubject, ToolAnnotations, ToolContext, ToolError,
+    ToolOutput, ToolSpec, ToolUpdate, TypedTool,
 };
 pub use toolhost_exec::NetworkAccess;
 use toolhost_exec::{
@@ -196,6 +196,7 @@ impl TypedTool for Bash {
              `rm -rf /`) are refused. Default timeout 120 s, at most 600 s.",
         )
         .with_label("Run shell command")
+        .with_family(PermissionFamily::Shell)
         // The output is already cut head + tail with the full-output path; room for the
         // warnings and status lines around it.
         .with_max_result_chars(self.settings.output_cap + STATUS_ALLOWANCE)

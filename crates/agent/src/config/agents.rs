@@ -11,8 +11,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
-use toolhost_core::ToolRegistry;
 use toolhost_core::permission::{PermissionRule, ToolSelection};
+use toolhost_core::{ToolRegistry, ToolSpec};
 use toolhost_mcp::McpServerConfig;
 
 use super::mcp::{FileMcpServer, Lookup, direct_server_config};
@@ -71,8 +71,8 @@ impl AgentConfig {
         }
     }
 
-    /// Whether the agent is offered the tool of that name.
-    pub fn offers(&self, tool: &str) -> bool {
+    /// Whether the agent is offered the tool.
+    pub fn offers(&self, tool: &ToolSpec) -> bool {
         self.allowed_tools
             .as_ref()
             .is_none_or(|selection| selection.names_tool(tool))
@@ -88,7 +88,7 @@ impl AgentConfig {
 
     /// The `allowed_tools` entries that name none of `tools` (typos, or a server that is
     /// down), to warn about.
-    pub fn unmatched_allowed_tools(&self, tools: &[String]) -> Vec<String> {
+    pub fn unmatched_allowed_tools(&self, tools: &[ToolSpec]) -> Vec<String> {
         self.allowed_tools
             .iter()
             .flat_map(ToolSelection::rules)

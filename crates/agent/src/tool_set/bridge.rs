@@ -11,8 +11,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use tokio::sync::OnceCell;
-use toolhost_mcp::client::naming;
-use toolhost_mcp::provider::BridgePolicy;
+
+use toolhost_mcp::provider::{BridgePolicy, agent_tool_spec};
 use toolhost_mcp::{McpProvider, ProviderBridge};
 use toolhost_tools::CommandEnvironment;
 
@@ -34,13 +34,10 @@ impl LazyBridge {
         let providers: Vec<Arc<dyn McpProvider>> = providers
             .into_iter()
             .filter(|provider| {
-                provider.tools().iter().any(|tool| {
-                    (policy.serves)(&format!(
-                        "mcp__{}__{}",
-                        naming::server_segment(provider.name()),
-                        naming::sanitize(&tool.spec().name)
-                    ))
-                })
+                provider
+                    .tools()
+                    .iter()
+                    .any(|tool| (policy.serves)(&agent_tool_spec(provider.name(), tool.spec())))
             })
             .collect();
         (!providers.is_empty()).then(|| {

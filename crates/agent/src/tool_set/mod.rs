@@ -24,7 +24,7 @@ mod bridge;
 mod script_host;
 
 pub use bridge::LazyBridge;
-pub use script_host::{PermissionExecGate, WorkspaceFileSystem};
+pub use script_host::{PermissionExecGate, PermissionFileGate, WorkspaceFileSystem};
 
 /// Why a tool set could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -258,6 +258,18 @@ async fn build_registry_with(
             bash,
         }));
     }
+    if let (Some(read), Some(list), Some(write)) = (
+        registry.get("Read"),
+        registry.get("ListDir"),
+        registry.get("Write"),
+    ) {
+        host = host.file_gate(Arc::new(PermissionFileGate {
+            policy: Arc::clone(permissions.policy()),
+            read,
+            list,
+            write,
+        }));
+    }
     let (custom, discovery) = CustomTools::discover(
         host.build(),
         config.custom_tools.paths.clone(),
@@ -280,7 +292,7 @@ async fn build_registry_with(
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
     }
-    for entry in agent.unmatched_allowed_tools(&registry.names()) {
+    for entry in agent.unmatched_allowed_tools(&registry.specs()) {
         eprintln!(
             "toolhost: warning: agent '{}': allowed_tools entry '{entry}' names no tool \
              (a typo, or an MCP server that did not start?)",

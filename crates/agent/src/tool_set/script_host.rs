@@ -1,38 +1,49 @@
 //! What custom tools (`toolhost-script`) get from this program: the workspace as their file
-//! system, and `exec` authorised by the same permission policy as Bash.
+//! system, and `node:fs/promises` and `exec` authorised by the same permission policy as the
+//! Read, Write and Bash tools.
 
+use std::io::Read as _;
 use std::sync::Arc;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::permission::PermissionPolicy;
 use toolhost_core::{Authorization, Authorizer, CallRequest, SessionInfo, Tool};
-use toolhost_script::{DirEntry, EntryKind, ExecGate, ExecRequest, FsError, ScriptFileSystem};
+use toolhost_script::{
+    DirEntry, EntryKind, ExecGate, ExecRequest, FileAccess, FileGate, FileRequest, FsError,
+    ScriptFileSystem,
+};
 use toolhost_tools::fs::atomic_write;
 use toolhost_tools::{Access, Workspace, WorkspaceError};
 
 /// `node:fs/promises` on the workspace: every path resolved by [`Workspace::resolve`] (symlink
-/// checks, `restrict_to_workspace`), writes atomic like the Write tool's.
+/// checks, `restrict_to_workspace`) and opened through the [`toolhost_tools::ResolvedPath`]
+/// methods that check the open handle again; writes atomic like the Write tool's.
 pub struct WorkspaceFileSystem(pub Arc<Workspace>);
 
 fn refused(error: WorkspaceError) -> FsError {
-    FsError::new(error.to_string()).with_code("EACCES")
-}
-
-fn io_error(action: &str, path: &str, error: &std::io::Error) -> FsError {
-    let code = match error.kind() {
-        std::io::ErrorKind::NotFound => "ENOENT",
-        std::io::ErrorKind::PermissionDenied => "EACCES",
-        std::io::ErrorKind::IsADirectory => "EISDIR",
-        std::io::ErrorKind::NotADirectory => "ENOTDIR",
-        _ => "EIO",
+    let code = match &error {
+        WorkspaceError::Io { source, .. } => match source.kind() {
+            std::io::ErrorKind::NotFound => "ENOENT",
+            std::io::ErrorKind::IsADirectory => "EISDIR",
+            std::io::ErrorKind::NotADirectory => "ENOTDIR",
+            std::io::ErrorKind::PermissionDenied => "EACCES",
+            _ => "EIO",
+        },
+        _ => "EACCES",
     };
-    FsError::new(format!("cannot {action} {path}: {error}")).with_code(code)
+    FsError::new(error.to_string()).with_code(code)
 }
 
 impl ScriptFileSystem for WorkspaceFileSystem {
     fn read(&self, path: &str) -> Result<Vec<u8>, FsError> {
         let resolved = self.0.resolve(path, Access::Read).map_err(refused)?;
-        std::fs::read(resolved.as_path()).map_err(|error| io_error("read", path, &error))
+        let mut bytes = Vec::new();
+        resolved
+            .open_file()
+            .map_err(refused)?
+            .read_to_end(&mut bytes)
+            .map_err(|error| refused(WorkspaceError::io("read", &resolved, error)))?;
+        Ok(bytes)
     }
 
     fn write(&self, path: &str, content: &[u8]) -> Result<(), FsError> {
@@ -44,21 +55,18 @@ impl ScriptFileSystem for WorkspaceFileSystem {
 
     fn list(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
         let resolved = self.0.resolve(path, Access::Read).map_err(refused)?;
-        let entries = std::fs::read_dir(resolved.as_path())
-            .map_err(|error| io_error("list", path, &error))?;
-        let mut listed: Vec<DirEntry> = entries
-            .flatten()
-            .map(|entry| {
-                let kind = match entry.file_type() {
-                    Ok(kind) if kind.is_symlink() => EntryKind::Symlink,
-                    Ok(kind) if kind.is_dir() => EntryKind::Directory,
-                    Ok(kind) if kind.is_file() => EntryKind::File,
+        let mut listed: Vec<DirEntry> = resolved
+            .read_dir()
+            .map_err(refused)?
+            .into_iter()
+            .map(|entry| DirEntry {
+                name: entry.name.to_string_lossy().into_owned(),
+                kind: match entry.kind {
+                    toolhost_tools::EntryKind::File => EntryKind::File,
+                    toolhost_tools::EntryKind::Directory => EntryKind::Directory,
+                    toolhost_tools::EntryKind::Symlink => EntryKind::Symlink,
                     _ => EntryKind::Other,
-                };
-                DirEntry {
-                    name: entry.file_name().to_string_lossy().into_owned(),
-                    kind,
-                }
+                },
             })
             .collect();
         listed.sort_by(|a, b| a.name.cmp(&b.name));
@@ -66,8 +74,48 @@ impl ScriptFileSystem for WorkspaceFileSystem {
     }
 }
 
+/// Asks `policy` about a call of `tool` with `args` that a custom tool makes on its own
+/// behalf, exactly as about the model calling `tool` with them: the tool's subject, rules,
+/// mode, hooks, approvals and the audit trail apply. A hook may not rewrite such a call.
+async fn authorize_as(
+    policy: &PermissionPolicy,
+    tool: &dyn Tool,
+    args: &Value,
+    call_id: &str,
+) -> Result<(), String> {
+    let spec = tool.spec();
+    let subject = tool.permission_subject(args);
+    let session = SessionInfo::default();
+    let decision = policy
+        .authorize(CallRequest {
+            call_id,
+            spec: &spec,
+            args,
+            session: &session,
+            subject: &subject,
+            tool,
+        })
+        .await;
+    match decision {
+        Authorization::Allow => Ok(()),
+        Authorization::AllowAmended(amendment)
+            if amendment
+                .args
+                .as_ref()
+                .is_none_or(|rewritten| rewritten == args) =>
+        {
+            Ok(())
+        }
+        Authorization::AllowAmended(_) => Err(format!(
+            "a PreToolUse hook rewrote this {} call; a custom tool's own calls run only as asked",
+            spec.name
+        )),
+        Authorization::Deny { reason } => Err(reason),
+    }
+}
+
 /// Asks the permission policy about a custom tool's `exec` exactly as about a Bash call with
-/// the same command line: Bash rules, the mode, hooks, approvals and the audit trail apply.
+/// the same command line.
 pub struct PermissionExecGate {
     /// The session's policy.
     pub policy: Arc<PermissionPolicy>,
@@ -79,28 +127,36 @@ pub struct PermissionExecGate {
 impl ExecGate for PermissionExecGate {
     async fn authorize(&self, request: &ExecRequest) -> Result<(), String> {
         let args = json!({ "command": request.command_line });
-        let spec = self.bash.spec();
-        let subject = self.bash.permission_subject(&args);
-        let session = SessionInfo::default();
         let call_id = format!("exec from {}", request.module.display());
-        let decision = self
-            .policy
-            .authorize(CallRequest {
-                call_id: &call_id,
-                spec: &spec,
-                args: &args,
-                session: &session,
-                subject: &subject,
-                tool: self.bash.as_ref(),
-            })
-            .await;
-        match decision {
-            Authorization::Allow => Ok(()),
-            Authorization::AllowAmended(amendment) if amendment.args.as_ref().is_none_or(|a| a == &args) => Ok(()),
-            Authorization::AllowAmended(_) => Err(
-                "a PreToolUse hook rewrote this command; a custom tool's exec runs only the command it asked for".to_owned(),
-            ),
-            Authorization::Deny { reason } => Err(reason),
-        }
+        authorize_as(&self.policy, self.bash.as_ref(), &args, &call_id).await
+    }
+}
+
+/// Asks the permission policy about a custom tool's `node:fs/promises` call exactly as about
+/// the built-in tool doing the same: reading a file as Read, listing a folder as ListDir,
+/// writing a file as Write — same subjects (the path as spelled and as resolved), so a
+/// `deny = ["Read(.env)"]` keeps a custom tool out of `.env` too.
+pub struct PermissionFileGate {
+    /// The session's policy.
+    pub policy: Arc<PermissionPolicy>,
+    /// The Read tool.
+    pub read: Arc<dyn Tool>,
+    /// The ListDir tool.
+    pub list: Arc<dyn Tool>,
+    /// The Write tool.
+    pub write: Arc<dyn Tool>,
+}
+
+#[async_trait::async_trait]
+impl FileGate for PermissionFileGate {
+    async fn authorize(&self, request: &FileRequest) -> Result<(), String> {
+        let (tool, action) = match request.access {
+            FileAccess::Read => (&self.read, "readFile"),
+            FileAccess::List => (&self.list, "readdir"),
+            FileAccess::Write => (&self.write, "writeFile"),
+        };
+        let args = json!({ "path": request.path });
+        let call_id = format!("{action} from {}", request.module.display());
+        authorize_as(&self.policy, tool.as_ref(), &args, &call_id).await
     }
 }

@@ -96,9 +96,8 @@ async fn serve(
     offered.set(&registry);
     // What a server's tools/list_changed or a reloaded custom tool may add to the served list.
     let served_agent = agent.clone();
-    let served: ServedTools = Arc::new(move |spec| {
-        (!plan || spec.annotations.read_only) && served_agent.offers(&spec.name)
-    });
+    let served: ServedTools =
+        Arc::new(move |spec| (!plan || spec.annotations.read_only) && served_agent.offers(spec));
     // The gateway: the configured MCP servers' tools are served next to the built-ins, behind
     // the same policy and audit trail, and follow their servers' tools/list_changed.
     let keep = Arc::clone(&served);

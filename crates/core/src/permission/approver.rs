@@ -160,12 +160,9 @@ pub fn suggested_rules(tool: &str, subject: &PermissionSubject) -> Vec<Permissio
             .collect(),
         PermissionSubject::Paths(paths) => paths
             .iter()
-            .map(|path| {
-                let escaped = escape_glob(path);
-                match escaped.strip_prefix('/') {
-                    Some(absolute) => format!("{tool}(//{absolute})"),
-                    None => format!("{tool}(/{})", escaped.trim_start_matches("./")),
-                }
+            .map(|path| match &path.relative {
+                Some(relative) => format!("{tool}(/{})", escape_glob(relative)),
+                None => format!("{tool}(/{})", escape_glob(&path.absolute)),
             })
             .collect(),
         PermissionSubject::Domain(host) => vec![format!("{tool}(domain:{host})")],

@@ -8,6 +8,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::decision::{Decision, DecisionSource};
 use super::mode::PermissionMode;
+use crate::subject::PermissionSubject;
 
 /// One decision, as the audit trail records it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -32,6 +33,10 @@ pub struct AuditEntry {
     pub asked: bool,
     /// What made the decision.
     pub by: DecisionSource,
+    /// What the tool said the call touches (its paths, commands or host), which rules were
+    /// matched against.
+    #[serde(skip_serializing_if = "PermissionSubject::is_none")]
+    pub subject: PermissionSubject,
 }
 
 /// Why an entry could not be recorded.

@@ -155,10 +155,10 @@ pub struct Evaluation {
     pub reason: String,
 }
 
-/// The sensitivity the permission system applies: MCP tools always ask (R29), whatever
-/// their server declares; every other tool is taken at its word.
+/// The sensitivity the permission system applies: foreign tools (MCP servers' and custom
+/// modules') always ask (R29), whatever they declare; built-in tools are taken at their word.
 pub fn effective_sensitivity(spec: &ToolSpec) -> Sensitivity {
-    if spec.name.starts_with("mcp__") {
+    if spec.origin.is_foreign() {
         Sensitivity::Sensitive
     } else {
         spec.sensitivity
@@ -216,7 +216,7 @@ pub fn evaluate(input: DecisionInput<'_>) -> Evaluation {
             },
         };
     }
-    if let Some(rule) = first_matching(&rules.deny, tool, subject) {
+    if let Some(rule) = first_matching(&rules.deny, spec, subject) {
         return rule_evaluation(Decision::Deny, RuleList::Deny, vec![rule], tool);
     }
     if hook == Some(HookDecision::Deny) {
@@ -238,14 +238,14 @@ pub fn evaluate(input: DecisionInput<'_>) -> Evaluation {
     if hook == Some(HookDecision::Ask) {
         return hook_evaluation(Decision::Ask, tool);
     }
-    if let Some(rule) = first_matching(&rules.ask, tool, subject) {
+    if let Some(rule) = first_matching(&rules.ask, spec, subject) {
         return rule_evaluation(Decision::Ask, RuleList::Ask, vec![rule], tool);
     }
     if hook == Some(HookDecision::Allow) {
         return hook_evaluation(Decision::Allow, tool);
     }
     let allow: Vec<&PermissionRule> = rules.allow.iter().chain(session_allow).collect();
-    if let Some(used) = covering(&allow, tool, subject) {
+    if let Some(used) = covering(&allow, spec, subject) {
         return rule_evaluation(Decision::Allow, RuleList::Allow, used, tool);
     }
     let sensitivity = effective_sensitivity(spec);

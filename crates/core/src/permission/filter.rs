@@ -2,12 +2,10 @@
 //! `allowed-tools`, and what a sub-agent inherits.
 
 use crate::registry::ToolRegistry;
+use crate::tool::ToolSpec;
 
 use super::mode::PermissionMode;
 use super::rule::{PermissionRule, RuleParseError};
-
-/// Tools a sub-agent always inherits from its parent, besides every `mcp__*` tool (R18).
-pub const SUBAGENT_INHERITED_TOOLS: [&str; 3] = ["list_skills", "read_skill", "slash_command"];
 
 impl ToolRegistry {
     /// The registry the model sees in `mode`: in plan mode only read-only tools (R16), in
@@ -20,15 +18,16 @@ impl ToolRegistry {
     }
 
     /// The tools a sub-agent inherits from this (its parent's) registry whatever its own
-    /// tool list says: [`SUBAGENT_INHERITED_TOOLS`] and every `mcp__*` tool (R18).
+    /// tool list says (R18): see [`is_inherited_by_subagent`].
     pub fn inherited_by_subagent(&self) -> Self {
-        self.filter(|spec| is_inherited_by_subagent(&spec.name))
+        self.filter(is_inherited_by_subagent)
     }
 }
 
-/// Whether a sub-agent inherits the tool of that name from its parent (R18).
-pub fn is_inherited_by_subagent(tool: &str) -> bool {
-    SUBAGENT_INHERITED_TOOLS.contains(&tool) || tool.starts_with("mcp__")
+/// Whether a sub-agent inherits the tool from its parent (R18): the tools that say so
+/// ([`ToolSpec::inherited_by_subagents`]: skills, slash commands) and every MCP tool.
+pub fn is_inherited_by_subagent(spec: &ToolSpec) -> bool {
+    spec.inherited_by_subagents || spec.origin.mcp_server().is_some()
 }
 
 /// A list of tools as agent configs (`allowedTools`) and slash commands (`allowed-tools`)
@@ -38,8 +37,11 @@ pub fn is_inherited_by_subagent(tool: &str) -> bool {
 /// ```
 /// use toolhost_core::permission::ToolSelection;
 ///
+/// use toolhost_core::{PermissionFamily, ToolSpec};
+///
 /// let selection = ToolSelection::parse_list("Read, Bash(git add:*), Bash(git status:*)").unwrap();
-/// assert!(selection.names_tool("Bash") && selection.names_tool("Grep")); // Read covers Grep
+/// let grep = ToolSpec::new("Grep", "Searches files.").with_family(PermissionFamily::Read);
+/// assert!(selection.names_tool(&grep)); // Read covers the reading tools
 /// assert_eq!(selection.rules().len(), 3);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -89,19 +91,19 @@ impl ToolSelection {
     }
 
     /// Whether some entry names this tool.
-    pub fn names_tool(&self, tool: &str) -> bool {
-        self.rules.iter().any(|rule| rule.names_tool(tool))
+    pub fn names_tool(&self, spec: &ToolSpec) -> bool {
+        self.rules.iter().any(|rule| rule.names_tool(spec))
     }
 
     /// The registry with only the tools some entry names (R16); `Bash(git add:*)` keeps
     /// `Bash`, whose calls the rules then narrow.
     pub fn apply(&self, registry: &ToolRegistry) -> ToolRegistry {
-        registry.filter(|spec| self.names_tool(&spec.name))
+        registry.filter(|spec| self.names_tool(spec))
     }
 
     /// [`Self::apply`] for a sub-agent: its own selection plus what it inherits from its
     /// parent (R18).
     pub fn apply_for_subagent(&self, parent: &ToolRegistry) -> ToolRegistry {
-        parent.filter(|spec| self.names_tool(&spec.name) || is_inherited_by_subagent(&spec.name))
+        parent.filter(|spec| self.names_tool(spec) || is_inherited_by_subagent(spec))
     }
 }

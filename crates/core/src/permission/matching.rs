@@ -4,32 +4,33 @@
 //! a compound shell command, one of the paths); allow rules must cover **every** part, each
 //! part by some allow rule, before a call is allowed without asking.
 
-use crate::subject::{PermissionSubject, ShellSubject};
+use crate::subject::{PermissionSubject, ShellSubject, SubjectPath};
+use crate::tool::ToolSpec;
 
 use super::rule::{CommandPattern, PathPattern, PermissionRule, Specifier};
 
 /// The first rule that matches any part of the call.
 pub(crate) fn first_matching<'r>(
     rules: impl IntoIterator<Item = &'r PermissionRule>,
-    tool: &str,
+    spec: &ToolSpec,
     subject: &PermissionSubject,
 ) -> Option<&'r PermissionRule> {
     rules
         .into_iter()
-        .find(|rule| rule.names_tool(tool) && matches_any_part(rule, subject))
+        .find(|rule| rule.names_tool(spec) && matches_any_part(rule, subject))
 }
 
 /// The rules that together cover every part of the call, or `None` when some part is not
 /// covered. A bare rule (`Bash`) covers the whole call on its own.
 pub(crate) fn covering<'r>(
     rules: &[&'r PermissionRule],
-    tool: &str,
+    spec: &ToolSpec,
     subject: &PermissionSubject,
 ) -> Option<Vec<&'r PermissionRule>> {
     let candidates: Vec<&PermissionRule> = rules
         .iter()
         .copied()
-        .filter(|rule| rule.names_tool(tool))
+        .filter(|rule| rule.names_tool(spec))
         .collect();
     if let Some(bare) = candidates.iter().find(|rule| !rule.has_specifier()) {
         return Some(vec![*bare]);
@@ -105,7 +106,8 @@ fn command_rule_matches(rule: &PermissionRule, argv: &[String], reading: Reading
     }
 }
 
-fn path_rule_matches(rule: &PermissionRule, path: &str) -> bool {
+/// Whether a path rule matches a path in any of its forms.
+pub(crate) fn path_rule_matches(rule: &PermissionRule, path: &SubjectPath) -> bool {
     match rule.specifier() {
         Some(Specifier::Pattern {
             paths: Some(pattern),
@@ -160,19 +162,14 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
-fn path_matches(pattern: &PathPattern, path: &str) -> bool {
-    let absolute = path.starts_with('/');
-    if absolute != pattern.absolute {
-        return false;
-    }
-    let path = if absolute {
-        path
+/// An absolute pattern looks at the absolute form, a relative one at the form relative to the
+/// workspace (a path outside it has none, so relative rules never name it).
+fn path_matches(pattern: &PathPattern, path: &SubjectPath) -> bool {
+    if pattern.absolute {
+        pattern.set.is_match(&path.absolute)
     } else {
-        path.strip_prefix("./").unwrap_or(path)
-    };
-    // `..` could lead anywhere: a relative pattern never matches a path that climbs out.
-    if !absolute && path.split('/').any(|part| part == "..") {
-        return false;
+        path.relative
+            .as_deref()
+            .is_some_and(|relative| pattern.set.is_match(relative))
     }
-    pattern.set.is_match(path)
 }

@@ -16,11 +16,14 @@
 //! |---|---|
 //! | `Bash(git status)` | a simple command that is exactly `git status` |
 //! | `Bash(npm run test:*)` | a simple command whose words start with `npm run test` |
-//! | `Read(src/**)`, `Edit(**/*.rs)`, `Write(/docs/*.md)` | paths, gitignore-style, relative to the workspace; `//abs/**` for absolute paths |
+//! | `Read(src/**)`, `Edit(**/*.rs)`, `Write(/docs/*.md)` | paths, gitignore-style, relative to the workspace; `//abs/**` and `~/…` for absolute paths |
 //! | `WebFetch(domain:example.com)` | that host and its subdomains (`domain:*.example.com`: subdomains only) |
 //! | `mcp__github`, `mcp__github__create_issue`, `mcp__*` | an MCP server's tools, one MCP tool, every MCP tool |
 //!
-//! `Read(…)` rules also apply to Grep, Glob and ListDir, `Edit(…)` rules to Write.
+//! Core names no tool. A rule names tools by name, and by what each tool declares on its
+//! [`crate::ToolSpec`]: `Read(…)`, `Edit(…)`, `Bash(…)` and `WebFetch(…)` cover every tool of
+//! that [`crate::PermissionFamily`], `mcp__server` every tool whose [`crate::ToolOrigin`] is
+//! that server. A tool reports what its call touches as a [`crate::PermissionSubject`].
 
 mod approver;
 mod audit;
@@ -29,6 +32,7 @@ mod filter;
 mod hook;
 mod matching;
 mod mode;
+mod path_filter;
 mod policy;
 mod rule;
 
@@ -41,8 +45,8 @@ pub use decision::{
     Decision, DecisionInput, DecisionSource, Evaluation, RuleList, RuleReference, RuleSet,
     effective_sensitivity, evaluate,
 };
-pub use filter::{SUBAGENT_INHERITED_TOOLS, ToolSelection, is_inherited_by_subagent};
+pub use filter::{ToolSelection, is_inherited_by_subagent};
 pub use hook::{HookCall, HookDecision, HookVerdict, PreToolUseHook};
 pub use mode::{PermissionMode, UnknownMode};
 pub use policy::{PermissionPolicy, PermissionPolicyBuilder, SESSION_ORIGIN};
-pub use rule::{EDIT_FAMILY, PermissionRule, READ_FAMILY, RuleParseError};
+pub use rule::{PermissionRule, RuleParseError};

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::context::SessionInfo;
 use crate::pipeline::authorize::{Amendment, Authorization, Authorizer, CallRequest};
-use crate::subject::PermissionSubject;
+use crate::subject::{PathFilter, PermissionSubject};
+use crate::tool::ToolSpec;
 
 use super::approver::{
     ApprovalAnswer, ApprovalRequest, Approver, NonInteractiveApprover, suggested_rules,
@@ -18,6 +19,7 @@ use super::decision::{
 };
 use super::hook::{HookCall, HookVerdict, PreToolUseHook};
 use super::mode::PermissionMode;
+use super::path_filter::RulePathFilter;
 use super::rule::PermissionRule;
 
 /// Where rules remembered from "allow for this session" answers say they came from.
@@ -111,7 +113,7 @@ impl PermissionPolicy {
     /// call of `spec` on `subject`.
     pub fn evaluate(
         &self,
-        spec: &crate::ToolSpec,
+        spec: &ToolSpec,
         subject: &PermissionSubject,
         hook: Option<super::hook::HookDecision>,
     ) -> Evaluation {
@@ -179,6 +181,7 @@ impl PermissionPolicy {
                 decision: evaluation.decision,
                 asked,
                 by: evaluation.source.clone(),
+                subject: subject.clone(),
             };
             if let Err(error) = audit.record(&entry) {
                 tracing::error!(tool = %entry.tool, "{error}");
@@ -201,7 +204,7 @@ impl PermissionPolicy {
 
     async fn ask(
         &self,
-        spec: &crate::ToolSpec,
+        spec: &ToolSpec,
         args: &Value,
         subject: &PermissionSubject,
         session: &SessionInfo,
@@ -278,6 +281,11 @@ impl PermissionPolicy {
 impl Authorizer for PermissionPolicy {
     async fn authorize(&self, request: CallRequest<'_>) -> Authorization {
         self.decide(request).await
+    }
+
+    fn path_filter(&self, spec: &ToolSpec) -> Option<Arc<dyn PathFilter>> {
+        RulePathFilter::for_tool(&self.rules, self.mode, spec)
+            .map(|filter| Arc::new(filter) as Arc<dyn PathFilter>)
     }
 }
 

@@ -5,17 +5,8 @@ use std::str::FromStr;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-/// Tools that read files: a `Read(…)` rule applies to all of them (on the paths they report).
-pub const READ_FAMILY: [&str; 4] = ["Read", "Grep", "Glob", "ListDir"];
-
-/// Tools that change files: an `Edit(…)` rule applies to both; a `Write(…)` rule to Write only.
-pub const EDIT_FAMILY: [&str; 2] = ["Edit", "Write"];
-
-/// Tools whose specifier is a shell command.
-const SHELL_TOOLS: [&str; 1] = ["Bash"];
-
-/// Tools whose specifier must be `domain:HOST`.
-const DOMAIN_TOOLS: [&str; 1] = ["WebFetch"];
+use crate::family::PermissionFamily;
+use crate::tool::ToolSpec;
 
 /// A permission rule such as `Bash(npm run test:*)`, `Read(src/**)`,
 /// `WebFetch(domain:example.com)`, `mcp__github` or `Write`.
@@ -30,15 +21,18 @@ pub struct PermissionRule {
 /// Which tools a rule names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ToolPattern {
-    /// One tool (and, for `Read` and `Edit`, the rest of its family).
-    Exact(String),
-    /// `mcp__server`: every tool of that MCP server, named `mcp__<server>__<tool>`.
+    /// The tool of that name and, when the name is a family's rule name (`Read`, `Edit`,
+    /// `Bash`, `WebFetch`), every tool that declares that family.
+    Exact {
+        name: String,
+        family: Option<PermissionFamily>,
+    },
+    /// `mcp__server`: every tool whose origin is that MCP server
+    /// ([`crate::ToolOrigin::Mcp`]), whatever its name (a long name cut to 64 bytes too).
     ///
-    /// The client's sanitiser (`toolhost_mcp::client::naming::server_segment`) keeps `__` out
-    /// of server segments and drops a trailing `_`, so the first `__` after the segment ends
-    /// it: `mcp__git` names `mcp__git__status` and `mcp__git___private` (tool `_private`), not
-    /// the tools of `git-x` or `gitx`. The rule's server is read the same way (`mcp__git_` is
-    /// `mcp__git`: a server configured as `git_` has the segment `git`).
+    /// Server parts never contain `__` nor end in `_` (the MCP client makes them so), and
+    /// the rule's server is read the same way: `mcp__git_` is `mcp__git`, since a server
+    /// configured as `git_` has the part `git`.
     McpServer(String),
     /// `Name*`: every tool whose name starts with `Name` (`mcp__*`, `mcp__github__*`).
     Prefix(String),
@@ -150,13 +144,22 @@ impl PermissionRule {
         self.specifier.is_some()
     }
 
-    /// Whether the rule names this tool (its specifier aside).
-    pub fn names_tool(&self, tool: &str) -> bool {
-        self.tool.matches(tool)
+    /// Whether the rule names this tool (its specifier aside): by its name, its family or
+    /// its origin.
+    pub fn names_tool(&self, spec: &ToolSpec) -> bool {
+        self.tool.matches(spec)
     }
 
     pub(crate) fn specifier(&self) -> Option<&Specifier> {
         self.specifier.as_ref()
+    }
+
+    /// Whether the specifier can be read as a path pattern.
+    pub(crate) fn has_path_pattern(&self) -> bool {
+        matches!(
+            self.specifier,
+            Some(Specifier::Pattern { paths: Some(_), .. })
+        )
     }
 }
 
@@ -209,48 +212,50 @@ impl ToolPattern {
         {
             Self::McpServer(server.to_owned())
         } else {
-            Self::Exact(stem.to_owned())
+            Self::Exact {
+                name: stem.to_owned(),
+                family: PermissionFamily::from_rule_name(stem),
+            }
         })
     }
 
-    pub(crate) fn matches(&self, tool: &str) -> bool {
+    pub(crate) fn matches(&self, spec: &ToolSpec) -> bool {
         match self {
-            Self::Exact(name) if name == "Read" => READ_FAMILY.contains(&tool),
-            Self::Exact(name) if name == "Edit" => EDIT_FAMILY.contains(&tool),
-            Self::Exact(name) => name == tool,
-            Self::McpServer(server) => tool
-                .strip_prefix("mcp__")
-                .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with("__")),
-            Self::Prefix(prefix) => tool.starts_with(prefix.as_str()),
+            Self::Exact { name, family } => {
+                *name == spec.name || family.is_some_and(|family| family == spec.family)
+            }
+            Self::McpServer(server) => spec.origin.mcp_server() == Some(server.as_str()),
+            Self::Prefix(prefix) => spec.name.starts_with(prefix.as_str()),
         }
     }
 }
 
 impl Specifier {
+    /// `tool` is the rule's tool part: a family's rule name fixes how the specifier reads;
+    /// for any other tool both readings are kept and the subject the tool reports picks one.
     fn parse(tool: &str, inner: &str) -> Result<Self, String> {
         if let Some(domain) = inner.strip_prefix("domain:") {
             return parse_domain(domain.trim());
         }
-        if DOMAIN_TOOLS.contains(&tool) {
+        let family = PermissionFamily::from_rule_name(tool);
+        if family == Some(PermissionFamily::Network) {
             return Err(format!(
                 "{tool} rules name a host: write '{tool}(domain:example.com)'"
             ));
         }
         let command = CommandPattern::parse(inner);
-        let paths = if READ_FAMILY.contains(&tool) || EDIT_FAMILY.contains(&tool) {
-            Some(PathPattern::parse(inner)?)
-        } else if SHELL_TOOLS.contains(&tool) {
-            if command.words.is_empty() {
-                return Err(format!(
-                    "the command is empty: write '{tool}(git status)' for one command or \
-                     '{tool}(npm run test:*)' for a prefix"
-                ));
+        let paths = match family {
+            Some(family) if family.touches_paths() => Some(PathPattern::parse(inner)?),
+            Some(_) => {
+                if command.words.is_empty() {
+                    return Err(format!(
+                        "the command is empty: write '{tool}(git status)' for one command or \
+                         '{tool}(npm run test:*)' for a prefix"
+                    ));
+                }
+                None
             }
-            None
-        } else {
-            // A tool core does not know: the subject it reports decides which reading applies.
-            PathPattern::parse(inner).ok()
+            None => PathPattern::parse(inner).ok(),
         };
         Ok(Self::Pattern { command, paths })
     }
@@ -291,44 +296,66 @@ impl CommandPattern {
 }
 
 impl PathPattern {
+    /// Claude Code's path forms: `//abs` an absolute path, `~/p` under `$HOME`, `/p` and `./p`
+    /// anchored at the workspace root, and a bare `p` read as `.gitignore` reads it (without
+    /// an inner `/` it matches at any depth).
     fn parse(inner: &str) -> Result<Self, String> {
-        if inner.starts_with('~') {
-            return Err(format!(
-                "'~' is not expanded in rules: write the absolute path after '//', as in \
-                 '//home/me/notes/**', or a path relative to the workspace ('{}')",
-                inner.trim_start_matches(['~', '/'])
-            ));
-        }
         let (absolute, body) = if let Some(rest) = inner.strip_prefix("//") {
             (true, format!("/{rest}"))
+        } else if inner == "~" || inner.starts_with("~/") {
+            let Some(home) = std::env::var_os("HOME").filter(|home| !home.is_empty()) else {
+                return Err(format!(
+                    "'~' stands for $HOME, which is not set: write the absolute path after \
+                     '//', as in '//home/me/{}'",
+                    inner.trim_start_matches(['~', '/'])
+                ));
+            };
+            let home = home.to_string_lossy();
+            let home = globset::escape(home.trim_end_matches('/'));
+            (true, format!("{home}{}", &inner[1..]))
+        } else if inner.starts_with('~') {
+            return Err(format!(
+                "'{inner}': only '~/' is understood (the home folder); write another user's \
+                 folder as an absolute path after '//'"
+            ));
         } else if let Some(rest) = inner.strip_prefix('/') {
             (false, rest.to_owned())
+        } else if let Some(rest) = inner.strip_prefix("./") {
+            (false, rest.to_owned())
         } else {
-            let rest = inner.strip_prefix("./").unwrap_or(inner);
             // gitignore: a pattern without an inner '/' matches at any depth.
-            let anchored = rest.trim_end_matches('/').contains('/');
+            let anchored = inner.trim_end_matches('/').contains('/');
             (
                 false,
                 if anchored {
-                    rest.to_owned()
+                    inner.to_owned()
                 } else {
-                    format!("**/{rest}")
+                    format!("**/{inner}")
                 },
             )
         };
         let body = body.trim_end_matches('/');
-        if body.is_empty() || body == "**/" {
-            return Err("the path is empty: write a path or glob such as 'src/**'".to_owned());
+        if body.is_empty() {
+            // `Read(/)`, `Read(./)`: the workspace root and everything in it; `Read(//)`: all.
+            let everything = match absolute {
+                true => ["/**".to_owned(), "/".to_owned()],
+                false => ["**".to_owned(), ".".to_owned()],
+            };
+            return Self::compile(inner, &everything, absolute);
         }
-        let mut set = GlobSetBuilder::new();
         // A pattern that names a folder covers what is inside it, as in .gitignore; `dir/**`
         // also covers `dir` itself (a Grep or ListDir of the folder).
         let mut globs = vec![body.to_owned(), format!("{body}/**")];
         if let Some(base) = body.strip_suffix("/**").filter(|base| !base.is_empty()) {
             globs.push(base.to_owned());
         }
+        Self::compile(inner, &globs, absolute)
+    }
+
+    fn compile(inner: &str, globs: &[String], absolute: bool) -> Result<Self, String> {
+        let mut set = GlobSetBuilder::new();
         for glob in globs {
-            let compiled = GlobBuilder::new(&glob)
+            let compiled = GlobBuilder::new(glob)
                 .literal_separator(true)
                 .backslash_escape(true)
                 .build()

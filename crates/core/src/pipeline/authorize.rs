@@ -1,9 +1,11 @@
 //! The authorisation step: whether a validated call may run.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::context::SessionInfo;
-use crate::subject::PermissionSubject;
+use crate::subject::{PathFilter, PermissionSubject};
 use crate::tool::{Tool, ToolSpec};
 
 /// A call about to run, as the authorisation step sees it.
@@ -64,6 +66,12 @@ pub trait Authorizer: Send + Sync {
     /// out and passes [`PermissionSubject::None`].
     fn wants_subject(&self) -> bool {
         true
+    }
+
+    /// For a call it allowed: which paths found while the call runs (inside a folder it walks)
+    /// the tool must skip. `None`: every path the call reaches is fine.
+    fn path_filter(&self, _spec: &ToolSpec) -> Option<Arc<dyn PathFilter>> {
+        None
     }
 }
 

@@ -240,3 +240,38 @@ impl TypedTool for Listener {
         Ok(())
     }
 }
+
+/// A path as a file tool reports it, in a workspace at `/w`: relative paths inside it,
+/// absolute ones outside it.
+pub fn path(text: &str) -> toolhost_core::SubjectPath {
+    if text.starts_with('/') {
+        toolhost_core::SubjectPath::outside(text)
+    } else {
+        toolhost_core::SubjectPath::in_workspace("/w", text)
+    }
+}
+
+/// The subject of a file tool's call on these paths (see [`path`]).
+pub fn paths(texts: &[&str]) -> toolhost_core::PermissionSubject {
+    toolhost_core::PermissionSubject::Paths(texts.iter().map(|text| path(text)).collect())
+}
+
+/// A spec named like a built-in, in the family the built-in declares (the tools crate sets
+/// these; core knows no tool), or an MCP tool's origin for `mcp__<server>__<tool>`.
+pub fn spec_like(name: &str) -> ToolSpec {
+    use toolhost_core::{PermissionFamily, ToolOrigin};
+    let spec = ToolSpec::new(name, "a tool");
+    match name {
+        "Read" | "Grep" | "Glob" | "ListDir" => spec.with_family(PermissionFamily::Read),
+        "Write" | "Edit" => spec.with_family(PermissionFamily::Edit),
+        "Bash" => spec.with_family(PermissionFamily::Shell),
+        "WebFetch" => spec.with_family(PermissionFamily::Network),
+        _ => match name
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.split_once("__"))
+        {
+            Some((server, _)) => spec.with_origin(ToolOrigin::mcp(server)),
+            None => spec,
+        },
+    }
+}

@@ -3,13 +3,16 @@
 //! versions pass through untouched.
 
 use serde_json::{Map, Value, json};
-use toolhost_core::{ContentBlock, Sensitivity, ToolAnnotations, ToolOutput, ToolSpec};
+use toolhost_core::{ContentBlock, Sensitivity, ToolAnnotations, ToolOrigin, ToolOutput, ToolSpec};
+
+use super::naming::server_segment;
 
 /// Keys that model providers refuse at the top of a parameters schema (OpenAI wants a plain
 /// object schema). They are dropped there; the server still validates its own arguments.
 const REFUSED_TOP_LEVEL_KEYS: &[&str] = &["oneOf", "anyOf", "allOf", "not", "enum", "$schema"];
 
-/// The spec of a server tool (`tool` is the JSON of an MCP `Tool`), named `name`.
+/// The spec of a server tool (`tool` is the JSON of an MCP `Tool`), named `name`, its origin
+/// the server (so `mcp__<server>` rules name it, whatever its name became).
 /// MCP tools always keep [`Sensitivity::Sensitive`]: they ask unless rules allow them (R29).
 pub fn tool_spec(name: &str, server: &str, tool: &Value) -> ToolSpec {
     let original = tool.get("name").and_then(Value::as_str).unwrap_or(name);
@@ -41,6 +44,7 @@ pub fn tool_spec(name: &str, server: &str, tool: &Value) -> ToolSpec {
         .with_parameters(sanitize_schema(tool.get("inputSchema")))
         .with_annotations(annotations)
         .with_sensitivity(Sensitivity::Sensitive)
+        .with_origin(ToolOrigin::mcp(server_segment(server)))
 }
 
 /// A parameters schema every provider accepts: an object schema with `type: "object"` and

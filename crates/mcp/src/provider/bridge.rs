@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use toolhost_core::{
     AllowAll, Authorization, Authorizer, CallRequest, ResultHandler, Tool, ToolContext, ToolError,
-    ToolOutput, ToolRegistry, ToolSpec,
+    ToolOrigin, ToolOutput, ToolRegistry, ToolSpec,
 };
 
 use super::McpProvider;
@@ -46,13 +46,14 @@ pub enum BridgeError {
     Serve(#[from] ServeError),
 }
 
-/// Which provider tools a bridge serves and who authorises their calls. Both see a tool by
-/// the name the agent knows it by, `mcp__<provider>__<tool>`, whereas the bridge serves it as
-/// `<provider>__<tool>` (the external CLI adds its own `mcp__<server>__`).
+/// Which provider tools a bridge serves and who authorises their calls. Both see a tool as
+/// the agent knows it ([`agent_tool_spec`]: named `mcp__<provider>__<tool>`, its origin the
+/// provider), whereas the bridge serves it as `<provider>__<tool>` (the external CLI adds its
+/// own `mcp__<server>__`).
 #[derive(Clone)]
 pub struct BridgePolicy {
-    /// Whether the tool of that name is served.
-    pub serves: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    /// Whether the tool is served.
+    pub serves: Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>,
     /// Decides on every call, as a registry's authoriser does.
     pub authorizer: Arc<dyn Authorizer>,
     /// Sees every result before it is returned, as a registry's result handler does
@@ -120,16 +121,12 @@ impl ProviderBridge {
         let registry = builder.build();
         for provider in providers {
             for tool in provider.tools() {
-                let spec = tool.spec();
-                // The names the in-process client gives them, less its `mcp__`.
-                let name = format!(
-                    "{}__{}",
-                    server_segment(provider.name()),
-                    sanitize(&spec.name)
-                );
-                if !(policy.serves)(&format!("mcp__{name}")) {
+                let spec = agent_tool_spec(provider.name(), tool.spec());
+                if !(policy.serves)(&spec) {
                     continue;
                 }
+                // The agent's name less its `mcp__`.
+                let name = spec.name.trim_start_matches("mcp__").to_owned();
                 let renamed = Renamed {
                     spec: ToolSpec { name, ..spec },
                     tool,
@@ -193,6 +190,17 @@ impl ProviderBridge {
 impl Drop for ProviderBridge {
     fn drop(&mut self) {
         self.stop.cancel();
+    }
+}
+
+/// A provider's tool as the agent knows it, through the in-process client: named
+/// `mcp__<provider>__<tool>` (sanitised as the client names tools), its origin the provider.
+pub fn agent_tool_spec(provider: &str, spec: ToolSpec) -> ToolSpec {
+    let segment = server_segment(provider);
+    ToolSpec {
+        name: format!("mcp__{segment}__{}", sanitize(&spec.name)),
+        origin: ToolOrigin::mcp(segment),
+        ..spec
     }
 }
 

@@ -19,6 +19,7 @@ use toolhost_core::{Tool, ToolRegistry};
 
 pub use bridge::{
     BRIDGE_TOKEN_VARIABLE, BRIDGE_URL_VARIABLE, BridgeError, BridgePolicy, ProviderBridge,
+    agent_tool_spec,
 };
 pub use status::{ToolNames, ToolhostProvider};
 

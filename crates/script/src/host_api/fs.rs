@@ -1,6 +1,9 @@
 //! `node:fs/promises` for custom tools: every path goes through the embedder's
+//! [`FileGate`] (the permission rules, as for the Read and Write tools) and then its
 //! [`ScriptFileSystem`], which applies the workspace rules (`toolhost` uses its `Workspace`,
 //! with atomic writes). This crate opens no path itself.
+
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -84,5 +87,50 @@ impl ScriptFileSystem for NoFileSystem {
 
     fn list(&self, _path: &str) -> Result<Vec<DirEntry>, FsError> {
         Err(FsError::new(NO_FILE_SYSTEM).with_code("EACCES"))
+    }
+}
+
+/// What a custom tool asks to do with a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileAccess {
+    /// Read a file (`readFile`).
+    Read,
+    /// List a folder (`readdir`).
+    List,
+    /// Create or replace a file (`writeFile`).
+    Write,
+}
+
+/// One file operation a custom tool asks for, before the file system sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRequest {
+    /// The custom tool module asking.
+    pub module: PathBuf,
+    /// The path as the tool wrote it.
+    pub path: String,
+    /// What it means to do.
+    pub access: FileAccess,
+}
+
+/// Decides whether a custom tool may read, list or write a path.
+///
+/// The embedding program implements it with its permission system, so that `node:fs/promises`
+/// is judged exactly as the Read and Write tools on the same path would be (`toolhost` asks
+/// its `PermissionPolicy`). The default, [`FileSystemOnly`], leaves it to the
+/// [`ScriptFileSystem`] alone — the same as a registry without a permission policy.
+#[async_trait::async_trait]
+pub trait FileGate: Send + Sync {
+    /// `Ok(())` to go on; `Err(reason)` to refuse, the reason written for the model.
+    async fn authorize(&self, request: &FileRequest) -> Result<(), String>;
+}
+
+/// Lets the file system decide alone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FileSystemOnly;
+
+#[async_trait::async_trait]
+impl FileGate for FileSystemOnly {
+    async fn authorize(&self, _request: &FileRequest) -> Result<(), String> {
+        Ok(())
     }
 }

@@ -24,7 +24,9 @@ use toolhost_exec::SandboxPolicy;
 
 use crate::limits::ScriptLimits;
 use exec::{DenyListOnly, ExecCall, ExecEnvironment, ExecGate, run_exec};
-use fs::{FsError, NoFileSystem, ScriptFileSystem};
+use fs::{
+    FileAccess, FileGate, FileRequest, FileSystemOnly, FsError, NoFileSystem, ScriptFileSystem,
+};
 pub use pending::PendingAction;
 use ui::{UiContext, headless_answer, parse_request};
 
@@ -42,6 +44,7 @@ pub struct ScriptHost {
     exec_sandbox: SandboxPolicy,
     exec_timeout: Duration,
     file_system: Arc<dyn ScriptFileSystem>,
+    file_gate: Arc<dyn FileGate>,
     ui: RwLock<Option<Arc<dyn UiContext>>>,
     pending: Mutex<Vec<PendingAction>>,
     tool_names: RwLock<Vec<String>>,
@@ -72,6 +75,7 @@ impl ScriptHost {
             exec_sandbox: None,
             exec_timeout: DEFAULT_EXEC_TIMEOUT,
             file_system: Arc::new(NoFileSystem),
+            file_gate: Arc::new(FileSystemOnly),
         }
     }
 
@@ -161,6 +165,7 @@ pub struct ScriptHostBuilder {
     exec_sandbox: Option<SandboxPolicy>,
     exec_timeout: Duration,
     file_system: Arc<dyn ScriptFileSystem>,
+    file_gate: Arc<dyn FileGate>,
 }
 
 impl ScriptHostBuilder {
@@ -213,6 +218,14 @@ impl ScriptHostBuilder {
         self
     }
 
+    /// Who authorises each `node:fs/promises` call before the file system sees it (default
+    /// [`FileSystemOnly`]).
+    #[must_use]
+    pub fn file_gate(mut self, gate: Arc<dyn FileGate>) -> Self {
+        self.file_gate = gate;
+        self
+    }
+
     /// The host.
     pub fn build(self) -> Arc<ScriptHost> {
         let exec_sandbox = self
@@ -227,6 +240,7 @@ impl ScriptHostBuilder {
             exec_sandbox,
             exec_timeout: self.exec_timeout,
             file_system: self.file_system,
+            file_gate: self.file_gate,
             ui: RwLock::new(None),
             pending: Mutex::new(Vec::new()),
             tool_names: RwLock::new(Vec::new()),
@@ -312,7 +326,7 @@ pub(crate) fn install<'js>(
     )?;
 
     install_exec(ctx, &bindings, host, module)?;
-    install_fs(ctx, &bindings, host)?;
+    install_fs(ctx, &bindings, host, module)?;
     ctx.globals().set("__toolhost_host", bindings)
 }
 
@@ -372,16 +386,23 @@ fn install_fs<'js>(
     ctx: &Ctx<'js>,
     bindings: &Object<'js>,
     host: &Arc<ScriptHost>,
+    module: &Arc<Path>,
 ) -> rquickjs::Result<()> {
-    let fs = Arc::clone(&host.file_system);
+    let gate = FsGateway {
+        host: Arc::clone(host),
+        module: Arc::clone(module),
+    };
+    let g = gate.clone();
     bindings.set(
         "fsRead",
         Function::new(
             ctx.clone(),
             Async(move |path: String, mode: String| {
-                let fs = Arc::clone(&fs);
+                let gate = g.clone();
                 async move {
-                    let read = blocking(move || fs.read(&path)).await;
+                    let read = gate
+                        .run(path, FileAccess::Read, |fs, path| fs.read(path))
+                        .await;
                     settle(read.map(|bytes| {
                         if mode == "bytes" {
                             json!(bytes)
@@ -393,34 +414,69 @@ fn install_fs<'js>(
             }),
         )?,
     )?;
-    let fs = Arc::clone(&host.file_system);
+    let g = gate.clone();
     bindings.set(
         "fsWrite",
         Function::new(
             ctx.clone(),
             Async(move |path: String, text: String| {
-                let fs = Arc::clone(&fs);
+                let gate = g.clone();
                 async move {
-                    let written = blocking(move || fs.write(&path, text.as_bytes())).await;
+                    let written = gate
+                        .run(path, FileAccess::Write, move |fs, path| {
+                            fs.write(path, text.as_bytes())
+                        })
+                        .await;
                     settle(written.map(|()| Value::Null))
                 }
             }),
         )?,
     )?;
-    let fs = Arc::clone(&host.file_system);
     bindings.set(
         "fsList",
         Function::new(
             ctx.clone(),
             Async(move |path: String| {
-                let fs = Arc::clone(&fs);
+                let gate = gate.clone();
                 async move {
-                    let listed = blocking(move || fs.list(&path)).await;
+                    let listed = gate
+                        .run(path, FileAccess::List, |fs, path| fs.list(path))
+                        .await;
                     settle(listed.map(|entries| json!(entries)))
                 }
             }),
         )?,
     )
+}
+
+/// One module's way to the file system: the gate first, then the file system on the
+/// blocking pool.
+#[derive(Clone)]
+struct FsGateway {
+    host: Arc<ScriptHost>,
+    module: Arc<Path>,
+}
+
+impl FsGateway {
+    async fn run<T: Send + 'static>(
+        &self,
+        path: String,
+        access: FileAccess,
+        work: impl FnOnce(&dyn ScriptFileSystem, &str) -> Result<T, FsError> + Send + 'static,
+    ) -> Result<T, FsError> {
+        let request = FileRequest {
+            module: self.module.to_path_buf(),
+            path,
+            access,
+        };
+        self.host
+            .file_gate
+            .authorize(&request)
+            .await
+            .map_err(|reason| FsError::new(reason).with_code("EACCES"))?;
+        let fs = Arc::clone(&self.host.file_system);
+        blocking(move || work(fs.as_ref(), &request.path)).await
+    }
 }
 
 async fn blocking<T: Send + 'static>(

@@ -6,16 +6,17 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::{
-    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+    PermissionFamily, PermissionSubject, Sensitivity, ToolAnnotations, ToolContext, ToolError,
+    ToolOutput, ToolSpec, TypedTool,
 };
 
 use super::atomic_write::atomic_write;
-use super::blocking;
 use super::edit_match::{Found, MatchKind, Replacement, closest_region, find};
 use super::read::io_error;
 use super::text::{human_size, not_found, push_numbered};
+use super::{blocking, path_subject};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 
 /// Files larger than this are not edited (they are read whole into memory).
@@ -101,6 +102,11 @@ impl TypedTool for Edit {
             open_world: false,
         })
         .with_sensitivity(Sensitivity::Edit)
+        .with_family(PermissionFamily::Edit)
+    }
+
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        path_subject(&self.workspace, args, "path", None, Access::Write)
     }
 
     async fn run(&self, params: EditParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {

@@ -8,14 +8,15 @@ use std::time::SystemTime;
 use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::{
-    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+    PermissionFamily, PermissionSubject, Sensitivity, ToolAnnotations, ToolContext, ToolError,
+    ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::blocking;
 use super::text::not_found;
-use super::walk::{Collector, PathGlob, literal_prefix, parallel_walk};
+use super::walk::{Collector, PathGlob, RuleSkips, literal_prefix, parallel_walk, skipped_note};
+use super::{blocking, path_subject};
 use crate::workspace::{Access, Workspace};
 
 /// Paths listed at most; the rest are counted in a note.
@@ -81,6 +82,11 @@ impl TypedTool for Glob {
         .with_label("Find files")
         .with_annotations(ToolAnnotations::READ_ONLY)
         .with_sensitivity(Sensitivity::Safe)
+        .with_family(PermissionFamily::Read)
+    }
+
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        path_subject(&self.workspace, args, "path", Some("."), Access::Read)
     }
 
     async fn run(&self, params: GlobParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
@@ -130,9 +136,10 @@ fn glob(
     base.open_dir()?;
     let start = base.as_path().join(literal_prefix(pattern));
     let found: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
+    let skips = RuleSkips::for_call(workspace, ctx);
     if start.is_dir() {
         let base_path = base.as_path();
-        parallel_walk(&start, matcher.names_hidden()).run(|| {
+        parallel_walk(&start, matcher.names_hidden(), skips.as_ref()).run(|| {
             let mut collector = Collector::new(&found);
             let matcher = &matcher;
             Box::new(move |entry| {
@@ -185,10 +192,16 @@ fn glob(
             total - max_results
         ));
     }
+    let (note, skipped) = skipped_note(skips.as_ref());
+    if let Some(note) = note {
+        output.push('\n');
+        output.push_str(&note);
+    }
     Ok(ToolOutput::text(output).with_details(json!({
         "path": base.display(),
         "pattern": pattern,
         "total": total,
         "files": paths,
+        "skipped_by_rules": skipped,
     })))
 }

@@ -14,14 +14,15 @@ use ignore::WalkState;
 use rustix::fs::{Mode, OFlags};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::{
-    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+    PermissionFamily, PermissionSubject, Sensitivity, ToolAnnotations, ToolContext, ToolError,
+    ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::blocking;
 use super::text::not_found;
-use super::walk::{Collector, PathGlob, parallel_walk};
+use super::walk::{Collector, PathGlob, RuleSkips, parallel_walk, skipped_note};
+use super::{blocking, path_subject};
 use crate::workspace::{Access, Workspace};
 
 /// Output lines (content) or entries (files, counts) returned at most without `head_limit`.
@@ -125,6 +126,11 @@ impl TypedTool for Grep {
         .with_label("Search file contents")
         .with_annotations(ToolAnnotations::READ_ONLY)
         .with_sensitivity(Sensitivity::Safe)
+        .with_family(PermissionFamily::Read)
+    }
+
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        path_subject(&self.workspace, args, "path", Some("."), Access::Read)
     }
 
     async fn run(&self, params: GrepParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
@@ -197,7 +203,8 @@ fn grep(
         .build();
     let include_hidden = include.as_ref().is_some_and(PathGlob::names_hidden);
     let base_path = base.as_path();
-    parallel_walk(base_path, include_hidden).run(|| {
+    let skips = RuleSkips::for_call(workspace, ctx);
+    parallel_walk(base_path, include_hidden, skips.as_ref()).run(|| {
         let mut collector = Collector::new(&results);
         let mut searcher = searcher.clone();
         let (matcher, include, collected, quit_early) =
@@ -276,6 +283,7 @@ fn grep(
         stopped_early,
         &results,
         base.display(),
+        skips.as_ref(),
     )
 }
 
@@ -309,6 +317,7 @@ fn render(
     stopped_early: bool,
     results: &[FileResult],
     base: &str,
+    skips: Option<&Arc<RuleSkips>>,
 ) -> Result<ToolOutput, ToolError> {
     let files = results.len();
     let total_count: u64 = results.iter().map(|result| result.count).sum();
@@ -375,6 +384,11 @@ fn render(
     if stopped_early {
         output.push_str("\n[The search stopped early because there were many more matches.]");
     }
+    let (note, skipped) = skipped_note(skips);
+    if let Some(note) = note {
+        output.push('\n');
+        output.push_str(&note);
+    }
     Ok(ToolOutput::text(output).with_details(json!({
         "path": base,
         "pattern": params.pattern,
@@ -382,6 +396,7 @@ fn render(
         "files": files,
         "matches": total_count,
         "stopped_early": stopped_early,
+        "skipped_by_rules": skipped,
     })))
 }
 

@@ -3,17 +3,18 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use rustix::fs::{AtFlags, FileType};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::{
-    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+    PermissionFamily, PermissionSubject, Sensitivity, ToolAnnotations, ToolContext, ToolError,
+    ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::blocking;
 use super::text::{human_size, not_found};
-use crate::workspace::{Access, Workspace};
+use super::walk::{RuleSkips, skipped_note};
+use super::{blocking, path_subject};
+use crate::workspace::{Access, EntryKind, Workspace};
 
 /// Entries listed at most; the rest are counted in a note.
 pub const MAX_LIST_DIR_ENTRIES: usize = 1000;
@@ -83,16 +84,26 @@ impl TypedTool for ListDir {
         .with_label("List folder")
         .with_annotations(ToolAnnotations::READ_ONLY)
         .with_sensitivity(Sensitivity::Safe)
+        .with_family(PermissionFamily::Read)
     }
 
-    async fn run(&self, params: ListDirParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        path_subject(&self.workspace, args, "path", None, Access::Read)
+    }
+
+    async fn run(&self, params: ListDirParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let workspace = self.workspace.clone();
         let max_entries = self.limits.max_entries;
-        blocking(move || list(&workspace, &params.path, max_entries)).await
+        blocking(move || list(&workspace, &params.path, max_entries, &ctx)).await
     }
 }
 
-fn list(workspace: &Workspace, path: &str, max_entries: usize) -> Result<ToolOutput, ToolError> {
+fn list(
+    workspace: &Workspace,
+    path: &str,
+    max_entries: usize,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let path = workspace.resolve(path, Access::Read)?;
     if !path.existed() {
         return Err(ToolError::new(not_found(
@@ -107,46 +118,28 @@ fn list(workspace: &Workspace, path: &str, max_entries: usize) -> Result<ToolOut
             path.display()
         )));
     }
-    let fd = path.open_dir()?;
-    let io_error = |error: rustix::io::Errno| {
-        ToolError::new(format!(
-            "cannot list {}: {}",
-            path.display(),
-            std::io::Error::from(error)
-        ))
-    };
-    let mut dir = rustix::fs::Dir::read_from(&fd).map_err(io_error)?;
-    let mut entries = Vec::new();
-    while let Some(entry) = dir.read() {
-        let entry = entry.map_err(io_error)?;
-        let name = entry.file_name();
-        if name.to_bytes() == b"." || name.to_bytes() == b".." {
-            continue;
-        }
-        // Looked up relative to the verified folder handle, never by path.
-        let stat = rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW);
-        let (kind, size, target) =
-            match stat.map(|stat| (FileType::from_raw_mode(stat.st_mode), stat.st_size)) {
-                Ok((FileType::Directory, _)) => ("dir", None, None),
-                Ok((FileType::Symlink, _)) => {
-                    let target = rustix::fs::readlinkat(&fd, name, Vec::new())
-                        .map(|target| target.to_string_lossy().into_owned())
-                        .unwrap_or_else(|_| "?".to_owned());
-                    ("symlink", None, Some(target))
-                }
-                Ok((FileType::RegularFile, size)) => {
-                    ("file", Some(u64::try_from(size).unwrap_or(0)), None)
-                }
-                Ok(_) => ("other", None, None),
-                Err(_) => ("unknown", None, None),
-            };
-        entries.push(Entry {
-            name: name.to_string_lossy().into_owned(),
-            kind,
-            size,
-            target,
-        });
-    }
+    let skips = RuleSkips::for_call(workspace, ctx);
+    let mut entries: Vec<Entry> = path
+        .read_dir()?
+        .into_iter()
+        .filter(|entry| {
+            skips
+                .as_ref()
+                .is_none_or(|skips| skips.allows(&path.as_path().join(&entry.name)))
+        })
+        .map(|entry| Entry {
+            name: entry.name.to_string_lossy().into_owned(),
+            kind: match entry.kind {
+                EntryKind::Directory => "dir",
+                EntryKind::Symlink => "symlink",
+                EntryKind::File => "file",
+                EntryKind::Other => "other",
+                EntryKind::Unknown => "unknown",
+            },
+            size: entry.size,
+            target: entry.target,
+        })
+        .collect();
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     let total = entries.len();
     let mut output = format!(
@@ -182,9 +175,14 @@ fn list(workspace: &Workspace, path: &str, max_entries: usize) -> Result<ToolOut
     if total == 0 {
         output.push_str("(empty folder)\n");
     }
+    let (note, skipped) = skipped_note(skips.as_ref());
+    if let Some(note) = note {
+        let _ = writeln!(output, "{note}");
+    }
     Ok(ToolOutput::text(output).with_details(json!({
         "path": path.display(),
         "total": total,
+        "skipped_by_rules": skipped,
         "entries": entries.iter().take(max_entries).map(|entry| json!({
             "name": entry.name,
             "kind": entry.kind,

@@ -16,9 +16,10 @@ mod write;
 
 use std::sync::Arc;
 
-use toolhost_core::{Tool, ToolError};
+use serde_json::Value;
+use toolhost_core::{PermissionSubject, Tool, ToolError};
 
-use crate::workspace::{Workspace, WorkspaceError};
+use crate::workspace::{Access, Workspace, WorkspaceError};
 
 pub use atomic_write::{WriteOutcome, atomic_write};
 pub use edit::{Edit, EditLimits, EditParams, MAX_EDIT_FILE_BYTES, MAX_NORMALIZED_MATCH_BYTES};
@@ -49,6 +50,21 @@ pub fn filesystem_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
 impl From<WorkspaceError> for ToolError {
     fn from(error: WorkspaceError) -> Self {
         ToolError::new(error.to_string())
+    }
+}
+
+/// What path rules judge a call by: the path in `args[key]` (or `default` when the call gives
+/// none), in every form [`Workspace::permission_paths`] reports.
+fn path_subject(
+    workspace: &Workspace,
+    args: &Value,
+    key: &str,
+    default: Option<&str>,
+    access: Access,
+) -> PermissionSubject {
+    match args.get(key).and_then(Value::as_str).or(default) {
+        Some(path) => PermissionSubject::Paths(workspace.permission_paths(path, access)),
+        None => PermissionSubject::None,
     }
 }
 

@@ -8,17 +8,17 @@ use std::sync::Arc;
 use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::{
-    ContentBlock, Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec,
-    TypedTool,
+    ContentBlock, PermissionFamily, PermissionSubject, Sensitivity, ToolAnnotations, ToolContext,
+    ToolError, ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::blocking;
 use super::line_seek::{
     LineStart, count_lines, count_lines_in, find_line_start, find_line_start_in,
 };
 use super::text::{human_size, not_found, push_numbered};
+use super::{blocking, path_subject};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 
 /// Lines returned when the call gives no `limit`.
@@ -121,9 +121,14 @@ impl TypedTool for Read {
         .with_label("Read file")
         .with_annotations(ToolAnnotations::READ_ONLY)
         .with_sensitivity(Sensitivity::Safe)
+        .with_family(PermissionFamily::Read)
         // Read cuts its own output with a footer that says where to continue; the pipeline's
         // head + tail cut would hide that footer's window. Room for the footer and notes.
         .with_max_result_chars(self.limits.max_output_bytes + FOOTER_ALLOWANCE)
+    }
+
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        path_subject(&self.workspace, args, "path", None, Access::Read)
     }
 
     /// A small regular file is read right here, on the runtime's thread: one `pread` from the

@@ -3,13 +3,18 @@
 //! The walk is `ignore`'s parallel walker with ripgrep's defaults: `.gitignore`, `.ignore` and
 //! `.git/info/exclude` honoured — also outside a git repository (`require_git(false)`) —,
 //! hidden files skipped unless asked for, symlinks not followed (so a walk never leaves the
-//! workspace through one).
+//! workspace through one), and what the call's permission rules refuse pruned
+//! ([`RuleSkips`]).
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkParallel};
+use toolhost_core::ToolContext;
+
+use crate::workspace::Workspace;
 
 /// A glob matched against a file's name when it has no `/`, else against its path relative to
 /// the folder searched — the way `fd --glob` and most users read `*.rs` and `src/**/*.rs`.
@@ -79,14 +84,73 @@ pub(crate) fn literal_prefix(pattern: &str) -> &str {
     &folders[..end]
 }
 
-/// A parallel walk of `root` with ripgrep's filters.
-pub(crate) fn parallel_walk(root: &Path, include_hidden: bool) -> WalkParallel {
-    WalkBuilder::new(root)
+/// A parallel walk of `root` with ripgrep's filters; folders and files that `skips` refuses
+/// are never entered or reported.
+pub(crate) fn parallel_walk(
+    root: &Path,
+    include_hidden: bool,
+    skips: Option<&Arc<RuleSkips>>,
+) -> WalkParallel {
+    let mut builder = WalkBuilder::new(root);
+    builder
         .hidden(!include_hidden)
         .require_git(false)
         .follow_links(false)
-        .threads(std::thread::available_parallelism().map_or(2, usize::from))
-        .build_parallel()
+        .threads(std::thread::available_parallelism().map_or(2, usize::from));
+    if let Some(skips) = skips {
+        let skips = Arc::clone(skips);
+        builder.filter_entry(move |entry| skips.allows(entry.path()));
+    }
+    builder.build_parallel()
+}
+
+/// The paths inside a walked or listed folder that the call's permission rules refuse
+/// (`deny = ["Read(secrets/**)"]` and a Grep of the whole workspace), counted so the result
+/// can say that something was left out.
+pub(crate) struct RuleSkips {
+    ctx: ToolContext,
+    workspace: Workspace,
+    skipped: AtomicUsize,
+}
+
+impl RuleSkips {
+    /// `None` when the rules refuse nothing the call could find.
+    pub(crate) fn for_call(workspace: &Workspace, ctx: &ToolContext) -> Option<Arc<Self>> {
+        ctx.filters_paths().then(|| {
+            Arc::new(Self {
+                ctx: ctx.clone(),
+                workspace: workspace.clone(),
+                skipped: AtomicUsize::new(0),
+            })
+        })
+    }
+
+    /// Whether `path` (physical, absolute) may be read or reported; counts it when not.
+    pub(crate) fn allows(&self, path: &Path) -> bool {
+        let allowed = self.ctx.allows_path(&self.workspace.subject_path(path));
+        if !allowed {
+            self.skipped.fetch_add(1, Ordering::Relaxed);
+        }
+        allowed
+    }
+
+    /// How many paths were left out.
+    pub(crate) fn skipped(&self) -> usize {
+        self.skipped.load(Ordering::Relaxed)
+    }
+}
+
+/// The note a result ends with when rules left paths out, and their number for `details`.
+pub(crate) fn skipped_note(skips: Option<&Arc<RuleSkips>>) -> (Option<String>, usize) {
+    let skipped = skips.map_or(0, |skips| skips.skipped());
+    let note = (skipped > 0).then(|| {
+        format!(
+            "[{skipped} path{} left out: the permission rules refuse {}.]",
+            if skipped == 1 { "" } else { "s" },
+            if skipped == 1 { "it" } else { "them" }
+        )
+    });
+    (note, skipped)
 }
 
 /// A walker thread's results, handed to the shared list when the thread's visitor is dropped,

@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost_core::{
-    Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+    PermissionFamily, PermissionSubject, Sensitivity, ToolAnnotations, ToolContext, ToolError,
+    ToolOutput, ToolSpec, TypedTool,
 };
 
 use super::atomic_write::atomic_write;
-use super::blocking;
 use super::text::human_size;
+use super::{blocking, path_subject};
 use crate::workspace::{Access, Workspace};
 
 /// Parameters of `Write`.
@@ -54,6 +55,11 @@ impl TypedTool for Write {
             open_world: false,
         })
         .with_sensitivity(Sensitivity::Edit)
+        .with_family(PermissionFamily::Edit)
+    }
+
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        path_subject(&self.workspace, args, "path", None, Access::Write)
     }
 
     async fn run(&self, params: WriteParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {

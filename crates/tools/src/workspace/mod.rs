@@ -19,13 +19,16 @@
 //! get a [`ResolvedPath`] is [`Workspace::resolve`].
 
 mod error;
+mod listing;
 mod resolved;
+mod subject;
 
 use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
 pub use error::WorkspaceError;
+pub use listing::{EntryKind, FolderEntry};
 pub use resolved::ResolvedPath;
 
 /// How many symlinks one resolution may follow before it is refused as a loop (Linux's limit).
