@@ -2,6 +2,7 @@
 
 mod approval;
 mod commands;
+mod logging;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -64,7 +65,7 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    logging::init();
     match run(cli) {
         Ok(code) => code,
         // The reader of stdout went away (`toolhost call … | head`): nothing to report to it.
@@ -158,14 +159,4 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(commands::mcp::run(&workspace, &config, &agent()?, command))
         }
     }
-}
-
-/// Logs go to stderr, so stdout carries only results and MCP messages.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
 }

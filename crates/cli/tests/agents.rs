@@ -500,7 +500,10 @@ fn an_allowed_tools_entry_that_names_no_tool_is_a_warning() {
         .args(["--agent", "reader", "tools"])
         .assert()
         .success()
-        .stderr(predicate::str::contains(
-            "toolhost: warning: agent 'reader': allowed_tools entry 'Raed' names no tool",
-        ));
+        .stderr(
+            predicate::str::is_match(
+                "(?m)^warning: agent 'reader': allowed_tools entry 'Raed' names no tool",
+            )
+            .unwrap(),
+        );
 }

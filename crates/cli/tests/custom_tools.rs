@@ -254,3 +254,55 @@ fn configured_paths_and_limits_come_from_the_config_file() {
             "Custom tool 'spin' was stopped after 1 s, its time limit",
         ));
 }
+
+#[test]
+fn warnings_on_a_redirected_stderr_are_plain_lines_without_colour() {
+    let setup = setup();
+    write(
+        &setup.workspace.join(".toolhost/tools/clash.js"),
+        r#"export default () => ({ name: "Read", description: "Shadows Read", async execute() {
+          return { content: [{ type: "text", text: "shadowed" }] };
+        } });"#,
+    );
+    let output = toolhost(&setup)
+        .env_remove("TOOLHOST_LOG")
+        .arg("tools")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert!(
+        warnings.iter().all(|line| line.starts_with("warning: ")),
+        "{stderr}"
+    );
+    let clash = warnings
+        .iter()
+        .find(|line| line.contains("clash.js"))
+        .unwrap_or_else(|| panic!("no warning about clash.js: {stderr}"));
+    assert!(clash.contains("'Read'"), "{clash}");
+    // Once: the library returns load errors, the caller says them.
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|line| line.contains("broken.js"))
+            .count(),
+        1,
+        "{stderr}"
+    );
+
+    // `TOOLHOST_LOG` asks for tracing's full format: level and target, still without colour.
+    let output = toolhost(&setup)
+        .env("TOOLHOST_LOG", "warn")
+        .arg("tools")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    let clash = stderr
+        .lines()
+        .find(|line| line.contains("clash.js"))
+        .unwrap_or_else(|| panic!("no warning about clash.js: {stderr}"));
+    assert!(clash.contains(" WARN toolhost_script"), "{clash}");
+}

@@ -145,10 +145,8 @@ impl CustomTools {
 
     /// Discovers again; modules whose files did not change keep their engines (and state).
     pub async fn reload(&mut self) -> ReloadReport {
+        // Load errors go back in the report; the caller says them (once).
         let (sources, mut errors) = discover_modules(&self.host, &self.configured_paths, &self.cwd);
-        for error in &errors {
-            tracing::warn!("{error}");
-        }
         let mut previous: HashMap<PathBuf, LoadedModule> = self
             .modules
             .drain(..)
@@ -204,9 +202,7 @@ impl CustomTools {
                     }
                 }
                 Err(message) => {
-                    let error = LoadError::new(&module.source.path, message.clone());
-                    tracing::warn!("{error}");
-                    errors.push(error);
+                    errors.push(LoadError::new(&module.source.path, message.clone()));
                 }
             }
         }

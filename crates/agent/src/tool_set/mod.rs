@@ -293,9 +293,9 @@ async fn build_registry_with(
         tracing::warn!("an MCP tool is refused: {refused}");
     }
     for entry in agent.unmatched_allowed_tools(&registry.specs()) {
-        eprintln!(
-            "toolhost: warning: agent '{}': allowed_tools entry '{entry}' names no tool \
-             (a typo, or an MCP server that did not start?)",
+        tracing::warn!(
+            "agent '{}': allowed_tools entry '{entry}' names no tool (a typo, or an MCP server \
+             that did not start?)",
             agent.name
         );
     }
@@ -317,7 +317,7 @@ async fn start_mcp_servers(
         return Err(ToolSetError::RequiredServer(failure.to_string()));
     }
     for failure in &report.failures {
-        eprintln!("toolhost: warning: {failure}; its tools are left out for now");
+        tracing::warn!("{failure}; its tools are left out for now");
     }
     Ok(clients)
 }

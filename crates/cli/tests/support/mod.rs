@@ -50,6 +50,11 @@ impl ServeProcess {
     /// `toolhost --workspace WORKSPACE ARGS… serve`, with `HOME` in the workspace and stderr
     /// discarded.
     pub fn start(workspace: &Path, args: &[&str]) -> Self {
+        Self::start_with_home(workspace, workspace, args)
+    }
+
+    /// As [`ServeProcess::start`], with `HOME` at `home`.
+    pub fn start_with_home(workspace: &Path, home: &Path, args: &[&str]) -> Self {
         use std::io::BufRead as _;
         use std::process::Stdio;
 
@@ -58,7 +63,7 @@ impl ServeProcess {
             .arg(workspace)
             .args(args)
             .arg("serve")
-            .env("HOME", workspace)
+            .env("HOME", home)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -116,13 +121,36 @@ impl ServeProcess {
 
     /// `initialize` and `notifications/initialized`, as a client without elicitation.
     pub fn initialize(&mut self) {
-        self.send(
-            serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        if let Err(status) = self.try_initialize() {
+            panic!("the server exited ({status}) before it answered initialize");
+        }
+    }
+
+    /// As [`ServeProcess::initialize`], but a server that exits first (a bad flag or
+    /// configuration) gives its exit status; fails after 30 s.
+    pub fn try_initialize(&mut self) -> Result<(), std::process::ExitStatus> {
+        use std::io::Write as _;
+        use std::sync::mpsc::RecvTimeoutError;
+
+        let request = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "test", "version": "1"}}}),
-        );
-        self.wait_for("initialize reply", |m| m["id"] == 0);
+                       "clientInfo": {"name": "test", "version": "1"}}});
+        // A server that already exited closed its stdin: its exit status says why.
+        let stdin = self.stdin.as_mut().unwrap();
+        let _ = writeln!(stdin, "{request}").and_then(|()| stdin.flush());
+        loop {
+            match self
+                .messages
+                .recv_timeout(std::time::Duration::from_secs(30))
+            {
+                Ok(message) if message["id"] == 0 => break,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(self.child.wait().unwrap()),
+                Err(RecvTimeoutError::Timeout) => panic!("no initialize reply from the server"),
+            }
+        }
         self.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        Ok(())
     }
 
     /// The next message that satisfies `wanted`, skipping others; fails after 30 s.
