@@ -198,9 +198,16 @@ fn result_object(
     })
 }
 
+/// Usage as Anthropic's API (and so Claude Code) counts it: `input_tokens` are the prompt
+/// tokens neither read from nor written to the cache, so that a wrapper adding the three input
+/// counts gets the prompt's size. [`Usage::input_tokens`] includes the cached ones.
 fn usage_object(usage: Usage) -> Value {
+    let uncached = usage
+        .input_tokens
+        .saturating_sub(usage.cache_read_tokens)
+        .saturating_sub(usage.cache_write_tokens);
     json!({
-        "input_tokens": usage.input_tokens,
+        "input_tokens": uncached,
         "output_tokens": usage.output_tokens,
         "cache_read_input_tokens": usage.cache_read_tokens,
         "cache_creation_input_tokens": usage.cache_write_tokens,
@@ -284,5 +291,26 @@ fn one_line(text: &str, max: usize) -> String {
     match line.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn usage_counts_input_without_the_cached_tokens_as_claude_code_does() {
+        let usage = Usage {
+            input_tokens: 1000,
+            output_tokens: 20,
+            cache_read_tokens: 700,
+            cache_write_tokens: 200,
+        };
+        assert_eq!(
+            usage_object(usage),
+            json!({"input_tokens": 100, "output_tokens": 20,
+                   "cache_read_input_tokens": 700, "cache_creation_input_tokens": 200})
+        );
     }
 }
