@@ -180,6 +180,69 @@ fn node_fs_reads_and_writes_inside_the_workspace_only() {
 }
 
 #[test]
+fn node_fs_obeys_the_path_rules_of_read_and_write() {
+    let setup = setup();
+    write(&setup.workspace.join(".env"), "SECRET=hunter2");
+    std::os::unix::fs::symlink(".env", setup.workspace.join("env-link")).unwrap();
+    // readFile is judged as Read: by its spelling, and by where a symlink leads.
+    for path in [".env", "env-link", "sub/../.env"] {
+        toolhost(&setup)
+            .args(["--deny", "Read(.env)", "call", "files"])
+            .arg(format!(r#"{{"path":"{path}"}}"#))
+            .arg("--yes")
+            .assert()
+            .failure()
+            .stdout(predicate::str::contains("hunter2").not())
+            .stderr(
+                predicate::str::contains("denied by the permission rule 'Read(.env)'")
+                    .and(predicate::str::contains("hunter2").not()),
+            );
+    }
+    // writeFile is judged as Write: a deny rule holds even in bypassPermissions mode.
+    toolhost(&setup)
+        .args([
+            "--mode",
+            "bypassPermissions",
+            "--deny",
+            "Edit(.env)",
+            "call",
+            "files",
+        ])
+        .arg(r#"{"path":".env","write":"pwned"}"#)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "denied by the permission rule 'Edit(.env)'",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(setup.workspace.join(".env")).unwrap(),
+        "SECRET=hunter2"
+    );
+    // Without a rule or --yes, a write asks as Write would, and nobody can be asked here.
+    toolhost(&setup)
+        .args(["--allow", "files", "call", "files"])
+        .arg(r#"{"path":"new.txt","write":"x"}"#)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("nobody can be asked"));
+    assert!(!setup.workspace.join("new.txt").exists());
+    // An allow rule for the path lets it through.
+    toolhost(&setup)
+        .args([
+            "--allow",
+            "files",
+            "--allow",
+            "Edit(new.txt)",
+            "call",
+            "files",
+        ])
+        .arg(r#"{"path":"new.txt","write":"x"}"#)
+        .assert()
+        .success()
+        .stdout("x\n");
+}
+
+#[test]
 fn exec_asks_the_same_permissions_as_bash() {
     let setup = setup();
     toolhost(&setup)
