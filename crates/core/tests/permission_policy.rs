@@ -535,3 +535,36 @@ fn subagents_inherit_skills_slash_commands_and_mcp_tools() {
     );
     assert_eq!(own.apply(&parent).names(), ["Read"]);
 }
+
+#[test]
+fn the_subject_is_worked_out_only_when_something_reads_it() {
+    use toolhost_core::Authorizer as _;
+    let read = ToolSpec::new("Read", "reads")
+        .with_family(PermissionFamily::Read)
+        .with_sensitivity(Sensitivity::Safe);
+    let bash = ToolSpec::new("Bash", "runs").with_family(PermissionFamily::Shell);
+    let plain = PermissionPolicy::builder().build();
+    assert!(
+        !plain.wants_subject(&read),
+        "a safe tool with no rules naming it"
+    );
+    assert!(
+        plain.wants_subject(&bash),
+        "the shell deny list lives in the subject"
+    );
+    let with_rule = PermissionPolicy::builder()
+        .rule(RuleList::Deny, PermissionRule::parse("Read(.env)").unwrap())
+        .build();
+    assert!(with_rule.wants_subject(&read));
+    let bare_rule = PermissionPolicy::builder()
+        .rule(RuleList::Deny, PermissionRule::parse("Grep").unwrap())
+        .build();
+    assert!(
+        !bare_rule.wants_subject(&read),
+        "a bare rule needs no subject"
+    );
+    let audited = PermissionPolicy::builder()
+        .audit(Arc::new(Trail::default()))
+        .build();
+    assert!(audited.wants_subject(&read), "the audit trail records it");
+}

@@ -6,16 +6,18 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use crate::context::SessionInfo;
+use crate::family::PermissionFamily;
 use crate::pipeline::authorize::{Amendment, Authorization, Authorizer, CallRequest};
 use crate::subject::{PathFilter, PermissionSubject};
-use crate::tool::ToolSpec;
+use crate::tool::{Sensitivity, ToolSpec};
 
 use super::approver::{
     ApprovalAnswer, ApprovalRequest, Approver, NonInteractiveApprover, suggested_rules,
 };
 use super::audit::{AuditEntry, AuditSink, arguments_digest};
 use super::decision::{
-    Decision, DecisionInput, DecisionSource, Evaluation, RuleList, RuleSet, evaluate,
+    Decision, DecisionInput, DecisionSource, Evaluation, RuleList, RuleSet, effective_sensitivity,
+    evaluate,
 };
 use super::hook::{HookCall, HookVerdict, PreToolUseHook};
 use super::mode::PermissionMode;
@@ -281,6 +283,28 @@ impl PermissionPolicy {
 impl Authorizer for PermissionPolicy {
     async fn authorize(&self, request: CallRequest<'_>) -> Authorization {
         self.decide(request).await
+    }
+
+    /// The subject matters when a rule with a specifier could name the call, when the call
+    /// may ask (the suggested rules come from it), for a shell tool (the deny list lives in
+    /// it) and for the audit trail. A safe Read with no path rules skips resolving its path
+    /// twice.
+    fn wants_subject(&self, spec: &ToolSpec) -> bool {
+        let names = |rule: &PermissionRule| rule.has_specifier() && rule.names_tool(spec);
+        self.audit.is_some()
+            || spec.family == PermissionFamily::Shell
+            || effective_sensitivity(spec) != Sensitivity::Safe
+            || self.pre_tool_use.is_some()
+            || [&self.rules.deny, &self.rules.ask, &self.rules.allow]
+                .into_iter()
+                .flatten()
+                .any(names)
+            || self
+                .session_allow
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .any(names)
     }
 
     fn path_filter(&self, spec: &ToolSpec) -> Option<Arc<dyn PathFilter>> {

@@ -62,9 +62,10 @@ pub trait Authorizer: Send + Sync {
     /// is cancelled.
     async fn authorize(&self, request: CallRequest<'_>) -> Authorization;
 
-    /// Whether [`CallRequest::subject`] is needed; when `false` the pipeline skips working it
-    /// out and passes [`PermissionSubject::None`].
-    fn wants_subject(&self) -> bool {
+    /// Whether [`CallRequest::subject`] is needed for a call of `spec`; when `false` the
+    /// pipeline skips working it out (resolving paths, parsing a command) and passes
+    /// [`PermissionSubject::None`].
+    fn wants_subject(&self, _spec: &ToolSpec) -> bool {
         true
     }
 
@@ -85,7 +86,7 @@ impl Authorizer for AllowAll {
         Authorization::Allow
     }
 
-    fn wants_subject(&self) -> bool {
+    fn wants_subject(&self, _spec: &ToolSpec) -> bool {
         false
     }
 }

@@ -125,7 +125,7 @@ impl Pipeline {
     ) -> Result<Authorized, ToolOutput> {
         // Working out the subject may mean parsing a shell command: only when it is looked at.
         let subject_of = |args: &Value| {
-            if self.authorizer.wants_subject() {
+            if self.authorizer.wants_subject(&entry.spec) {
                 entry.tool.permission_subject(args)
             } else {
                 PermissionSubject::None

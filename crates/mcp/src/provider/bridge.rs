@@ -228,8 +228,11 @@ impl Authorizer for AgentNames<dyn Authorizer> {
             .await
     }
 
-    fn wants_subject(&self) -> bool {
-        self.0.wants_subject()
+    fn wants_subject(&self, spec: &ToolSpec) -> bool {
+        self.0.wants_subject(&ToolSpec {
+            name: format!("mcp__{}", spec.name),
+            ..spec.clone()
+        })
     }
 }
 
