@@ -880,10 +880,7 @@ fn ctrl_c_cancels_the_run_and_kills_the_running_bash_tree() {
 }
 
 #[test]
-fn a_second_ctrl_c_exits_at_once() {
-    // A PostToolUse hook still runs on the cancelled call's result and is not itself
-    // cancelled: a slow one holds the run after the first Ctrl-C, and the second one is the
-    // way out.
+fn a_slow_post_tool_use_hook_does_not_hold_ctrl_c() {
     let run_ = bash_run("sleep 30 & echo $! > sleep.pid; wait");
     std::fs::write(
         run_.path(".toolhost/config.toml"),
@@ -893,20 +890,48 @@ fn a_second_ctrl_c_exits_at_once() {
     .unwrap();
     let mut child = run_.spawn_run(&["--yes", "Sleep"]);
     wait_for_file(&run_.path("sleep.pid"), Duration::from_secs(30));
-
     interrupt(child.id());
-    let hook_pid: u32 = wait_for_file(&run_.path("hook.pid"), Duration::from_secs(10))
+    let status = wait_for_exit(&mut child, Duration::from_secs(5));
+    assert_eq!(status.code(), Some(1));
+    // The cancelled call's result handlers never ran.
+    assert!(!run_.path("hook.pid").exists());
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once() {
+    // After the first Ctrl-C the run ends and stops its MCP servers; one that ignores SIGTERM
+    // holds the exit for the grace period before SIGKILL, and the second Ctrl-C is the way out.
+    let run_ = bash_run("sleep 30 & echo $! > sleep.pid; wait");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stubborn_server.cjs");
+    let server_pid_file = run_.path("server.pid");
+    std::fs::write(
+        run_.path(".toolhost/config.toml"),
+        format!(
+            "[mcp_servers.stubborn]\ncommand = {:?}\nargs = [{:?}, {:?}, {:?}]\n",
+            support::node(),
+            fixture.display().to_string(),
+            support::node_modules().display().to_string(),
+            server_pid_file.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let mut child = run_.spawn_run(&["--yes", "Sleep"]);
+    wait_for_file(&run_.path("sleep.pid"), Duration::from_secs(30));
+    let server_pid: u32 = wait_for_file(&server_pid_file, Duration::from_secs(10))
         .trim()
         .parse()
         .unwrap();
+
+    interrupt(child.id());
+    std::thread::sleep(Duration::from_millis(300));
     assert!(
         child.try_wait().unwrap().is_none(),
-        "the hook holds the run"
+        "stopping the stubborn server holds the exit"
     );
     interrupt(child.id());
     let status = wait_for_exit(&mut child, Duration::from_secs(10));
     let _ = std::process::Command::new("kill")
-        .args(["-KILL", &hook_pid.to_string()])
+        .args(["-KILL", &server_pid.to_string()])
         .status();
 
     assert_eq!(status.code(), Some(130));

@@ -102,10 +102,23 @@ impl Pipeline {
             () = cancel.cancelled() => cancelled_output(&entry.spec.name),
             output = run_tool(entry, args, ctx) => output,
         };
-        if let Some(args) = kept_args {
+        // A cancelled call is over: its result handlers (PostToolUse hooks) do not run, and
+        // one that is running when the cancellation comes is dropped (a hook command's process
+        // group with it), so that Ctrl-C never waits for a hook.
+        if let Some(args) = kept_args.filter(|_| !cancel.is_cancelled()) {
             let request = call_request(entry, call_id, &args, &session, &subject);
-            for handler in &self.result_handlers {
-                handler.handle(request, &mut output).await;
+            let handled = async {
+                for handler in &self.result_handlers {
+                    handler.handle(request, &mut output).await;
+                }
+            };
+            let finished = tokio::select! {
+                biased;
+                () = cancel.cancelled() => false,
+                () = handled => true,
+            };
+            if !finished {
+                output = cancelled_output(&entry.spec.name);
             }
         }
         if let Some(context) = context {
