@@ -65,11 +65,14 @@ impl ToolRegistry {
     pub fn register_arc(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let spec = tool.spec();
         check_name(&spec.name)?;
-        let validator = ArgumentValidator::compile(&spec.parameters).map_err(|reason| {
-            RegistryError::InvalidSchema {
-                name: spec.name.clone(),
-                reason,
-            }
+        let validator = if tool.schema_is_trusted() {
+            ArgumentValidator::deferred(&spec.parameters)
+        } else {
+            ArgumentValidator::compile(&spec.parameters)
+        }
+        .map_err(|reason| RegistryError::InvalidSchema {
+            name: spec.name.clone(),
+            reason,
         })?;
         let mut tools = self.write();
         if tools.contains_key(&spec.name) {

@@ -185,6 +185,15 @@ pub trait Tool: Send + Sync + 'static {
         PermissionSubject::None
     }
 
+    /// Whether `spec().parameters` was written by this program — derived from a Rust type (as
+    /// [`TypedTool`]'s always is) or a literal in its code — so that it compiles: the registry
+    /// then compiles it on the first call instead of at registration, and start-up builds no
+    /// validator for tools that are never called. `false` (the default) for schemas from
+    /// elsewhere (MCP servers, JavaScript modules), which are checked when registered.
+    fn schema_is_trusted(&self) -> bool {
+        false
+    }
+
     /// Hears a session lifecycle event (R4). Errors are logged and never stop the session.
     async fn on_session(
         &self,
@@ -242,6 +251,10 @@ impl<T: TypedTool> Tool for T {
 
     fn permission_subject(&self, args: &Value) -> PermissionSubject {
         TypedTool::permission_subject(self, args)
+    }
+
+    fn schema_is_trusted(&self) -> bool {
+        true
     }
 
     async fn on_session(

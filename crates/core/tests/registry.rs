@@ -187,3 +187,46 @@ fn definitions_in_openai_anthropic_and_mcp_shapes() {
     );
     insta::assert_json_snapshot!("mcp", registry.definitions_as(DefinitionFormat::Mcp));
 }
+
+/// A dynamic tool with a schema that does not compile, trusted or not.
+struct BadSchema {
+    trusted: bool,
+}
+
+#[async_trait::async_trait]
+impl toolhost_core::Tool for BadSchema {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("Bad", "has a broken schema")
+            .with_parameters(json!({"type": "object", "properties": {"n": {"type": 5}}}))
+    }
+
+    async fn execute(
+        &self,
+        _args: serde_json::Value,
+        _ctx: toolhost_core::ToolContext,
+    ) -> Result<toolhost_core::ToolOutput, toolhost_core::ToolError> {
+        Ok(toolhost_core::ToolOutput::text("ran"))
+    }
+
+    fn schema_is_trusted(&self) -> bool {
+        self.trusted
+    }
+}
+
+#[tokio::test]
+async fn untrusted_schemas_are_checked_at_registration_and_trusted_ones_on_first_call() {
+    let registry = ToolRegistry::new();
+    let refused = registry.register(BadSchema { trusted: false }).unwrap_err();
+    assert!(refused.to_string().contains("Bad"), "{refused}");
+    // A trusted schema costs nothing at start-up; if it were broken, the call says so.
+    registry.register(BadSchema { trusted: true }).unwrap();
+    let result = registry.execute("c", "Bad", json!({"n": 1})).await;
+    assert!(result.is_error);
+    assert!(
+        result
+            .text()
+            .contains("The parameters schema of tool 'Bad' does not compile"),
+        "{}",
+        result.text()
+    );
+}

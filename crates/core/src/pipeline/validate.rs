@@ -1,34 +1,55 @@
 //! Full JSON Schema validation with errors that name the parameter (R12).
 
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
-/// A tool's parameters schema, compiled once when the tool is registered.
+/// A tool's parameters schema, compiled once: at registration for a schema from elsewhere
+/// (an MCP server, a JavaScript module), so that a bad one is refused there; on the first call
+/// for one derived from a Rust type, which always compiles — so start-up builds no validator
+/// (nor the meta-schema validator that checks each schema) for tools that may never be called.
 pub(crate) struct ArgumentValidator {
-    validator: Validator,
+    compiled: OnceLock<Result<Validator, String>>,
 }
 
 impl ArgumentValidator {
-    /// Compiles `schema`; the error says what the compiler rejected.
+    /// Compiles `schema` now; the error says what the compiler rejected.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        let validator = compile(schema)?;
+        Ok(Self {
+            compiled: OnceLock::from(Ok(validator)),
+        })
+    }
+
+    /// Compiles `schema` on the first [`Self::check`], once, whichever thread gets there first.
+    pub(crate) fn deferred(schema: &Value) -> Result<Self, String> {
         if !schema.is_object() {
-            return Err("the parameters schema must be a JSON object".to_owned());
+            return Err(NOT_AN_OBJECT.to_owned());
         }
-        jsonschema::validator_for(schema)
-            .map(|validator| Self { validator })
-            .map_err(|error| error.to_string())
+        Ok(Self {
+            compiled: OnceLock::new(),
+        })
     }
 
     /// Checks `args`; on failure, a message for the model listing every problem.
     pub(crate) fn check(&self, tool: &str, schema: &Value, args: &Value) -> Result<(), String> {
-        if self.validator.is_valid(args) {
+        let validator = match self.compiled.get_or_init(|| compile(schema)) {
+            Ok(validator) => validator,
+            Err(reason) => {
+                return Err(format!(
+                    "The parameters schema of tool '{tool}' does not compile ({reason}), so the \
+                     call was not run. Tell the user: the tool is broken."
+                ));
+            }
+        };
+        if validator.is_valid(args) {
             return Ok(());
         }
         let mut message = format!("Invalid arguments for tool '{tool}':");
-        for error in self.validator.iter_errors(args) {
+        for error in validator.iter_errors(args) {
             let _ = write!(message, "\n- {}", describe(&error));
         }
         if let Some(signature) = parameter_signature(schema) {
@@ -36,6 +57,15 @@ impl ArgumentValidator {
         }
         Err(message)
     }
+}
+
+const NOT_AN_OBJECT: &str = "the parameters schema must be a JSON object";
+
+fn compile(schema: &Value) -> Result<Validator, String> {
+    if !schema.is_object() {
+        return Err(NOT_AN_OBJECT.to_owned());
+    }
+    jsonschema::validator_for(schema).map_err(|error| error.to_string())
 }
 
 /// One validation error as `parameter: problem`.

@@ -76,6 +76,11 @@ impl ServerConnection {
         Self::serving(config, None, workspace)
     }
 
+    /// Whether this is a built-in provider served in process.
+    pub(crate) fn is_in_process(&self) -> bool {
+        self.provider.is_some()
+    }
+
     /// A built-in provider, reached through the same client as a configured server.
     pub(crate) fn in_process(provider: Arc<dyn McpProvider>, workspace: PathBuf) -> Self {
         let mut config = McpServerConfig::new(provider.name(), McpTransport::InProcess);

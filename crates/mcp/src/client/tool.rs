@@ -54,4 +54,10 @@ impl Tool for McpTool {
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         self.server.call(&self.original_name, args, &ctx).await
     }
+
+    /// A built-in provider's schema is this program's own; a server's is checked when the
+    /// tool is registered (and replaced by a permissive one if it does not compile).
+    fn schema_is_trusted(&self) -> bool {
+        self.server.is_in_process()
+    }
 }

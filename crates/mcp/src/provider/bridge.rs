@@ -267,6 +267,10 @@ impl Tool for Renamed {
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         self.tool.execute(args, ctx).await
     }
+
+    fn schema_is_trusted(&self) -> bool {
+        self.tool.schema_is_trusted()
+    }
 }
 
 fn random_token() -> Result<String, BridgeError> {

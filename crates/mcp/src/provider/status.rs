@@ -68,6 +68,10 @@ impl Tool for StatusTool {
         .with_annotations(ToolAnnotations::READ_ONLY)
     }
 
+    fn schema_is_trusted(&self) -> bool {
+        true
+    }
+
     async fn execute(&self, _args: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let mut tools = (self.tool_names)();
         tools.sort();
