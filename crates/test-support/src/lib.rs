@@ -5,7 +5,9 @@
 //! in a temp folder ([`HomeAndWorkspace`]), files written with their folders
 //! ([`write_file`], [`write_project_config`]), whether a process still runs ([`is_running`]),
 //! a free local port ([`free_port`]), and the registry packages `tests/mcp-clients/setup.sh`
-//! installs ([`node_modules`], [`node`], [`EverythingHttp`], …). A fixture only one crate's
+//! installs ([`node_modules`], [`node`], [`EverythingHttp`], …), and [`EchoShell`], a
+//! stand-in for the Bash tool in permission tests, and [`test_tools`], small tools that each
+//! exercise one part of the tool contract. A fixture only one crate's
 //! tests use stays in that crate's `tests/support`.
 //!
 //! Its centre is [`MockModel`], a scripted mock model server. It listens on `127.0.0.1`,
@@ -62,13 +64,16 @@
 //! [`sse_frames`] and [`response_body`] give the exact bytes the server would send for a
 //! reply, for unit tests of a parser without a server.
 
+pub mod echo_shell;
 pub mod files;
 pub mod home_and_workspace;
 pub mod mock_model;
 pub mod node_packages;
 pub mod ports;
 pub mod processes;
+pub mod test_tools;
 
+pub use echo_shell::{EchoShell, EchoShellParams};
 pub use files::{PROJECT_CONFIG, write_file, write_project_config};
 pub use home_and_workspace::HomeAndWorkspace;
 pub use mock_model::{
