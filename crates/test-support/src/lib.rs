@@ -6,7 +6,8 @@
 //! ([`write_file`], [`write_project_config`]), whether a process still runs ([`is_running`]),
 //! a free local port ([`free_port`]), and the registry packages `tests/mcp-clients/setup.sh`
 //! installs ([`node_modules`], [`node`], [`EverythingHttp`], …), and [`EchoShell`], a
-//! stand-in for the Bash tool in permission tests, and [`test_tools`], small tools that each
+//! stand-in for the Bash tool in permission tests, [`ReplayServer`], which replays canned HTTP
+//! responses byte for byte, and [`test_tools`], small tools that each
 //! exercise one part of the tool contract. A fixture only one crate's
 //! tests use stays in that crate's `tests/support`.
 //!
@@ -71,6 +72,7 @@ pub mod mock_model;
 pub mod node_packages;
 pub mod ports;
 pub mod processes;
+pub mod replay_server;
 pub mod test_tools;
 
 pub use echo_shell::{EchoShell, EchoShellParams};
@@ -82,3 +84,4 @@ pub use mock_model::{
 pub use node_packages::{EverythingHttp, node, node_modules, npm_entry_point, venv};
 pub use ports::free_port;
 pub use processes::is_running;
+pub use replay_server::{BodyPiece, CannedResponse, ReplayServer};
