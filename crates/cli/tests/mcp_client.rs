@@ -18,7 +18,7 @@ use predicates::prelude::*;
 use serde_json::json;
 use support::{ServeProcess, toolhost};
 use toolhost_test_support::{
-    EverythingHttp, free_port, is_running, node, node_modules, npm_entry_point,
+    EverythingHttp, free_port, is_running, node, node_modules, npm_entry_point, read_pid,
     write_project_config,
 };
 
@@ -362,11 +362,7 @@ fn serve_stops_its_stdio_servers_and_their_helpers_when_the_client_disconnects()
         names.contains(&"mcp__grouped__echo".to_owned()),
         "{names:?}"
     );
-    let helper: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = read_pid(&pid_file);
     assert!(is_running(helper), "the helper runs while the server does");
 
     let status = server.close_stdin_and_wait(Duration::from_secs(20));

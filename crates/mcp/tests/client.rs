@@ -13,7 +13,7 @@ use serde_json::json;
 use toolhost_core::{CallOptions, Tool as _, ToolRegistry};
 use toolhost_mcp::client::MAX_TOOL_NAME_BYTES;
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
-use toolhost_test_support::{is_running, node, node_modules, npm_entry_point, venv};
+use toolhost_test_support::{is_running, node, node_modules, npm_entry_point, read_pid, venv};
 
 fn node_server(name: &str, package: &str, args: &[&str]) -> McpServerConfig {
     let mut all = vec![npm_entry_point(package).display().to_string()];
@@ -355,11 +355,7 @@ async fn stopping_a_stdio_server_stops_every_process_it_started() {
         },
     );
     let (clients, _registry, _workspace) = start(vec![config], 50_000).await;
-    let helper: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = read_pid(&pid_file);
     assert!(is_running(helper), "the helper runs while the server does");
 
     clients.shutdown().await;
@@ -437,11 +433,7 @@ async fn a_server_whose_tools_list_fails_is_stopped_with_its_process_group() {
         "{}",
         report.failures[0].message
     );
-    let helper: u32 = std::fs::read_to_string(dir.path().join("helper.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = read_pid(&dir.path().join("helper.pid"));
     // The clients are still alive (they keep the failed server for retries): nothing of the
     // server may run meanwhile.
     assert_gone(helper, "the helper of a server whose start failed").await;
@@ -454,11 +446,7 @@ async fn retries_of_a_server_whose_tools_list_fails_leave_nothing_running() {
     let (clients, report) = McpClients::start([unlisting_server(dir.path())], dir.path()).await;
     assert_eq!(report.failures.len(), 1, "{report:?}");
     let pid_file = dir.path().join("helper.pid");
-    let first: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let first = read_pid(&pid_file);
     let registry = Arc::new(ToolRegistry::builder().build());
     clients.keep_in_sync(Arc::clone(&registry), |_| true);
     // The first retry comes after 1 s and starts another helper.

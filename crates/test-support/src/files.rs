@@ -19,11 +19,11 @@ pub fn write_file(path: impl AsRef<Path>, content: impl AsRef<[u8]>) -> PathBuf 
 /// Writes `text` as the project configuration of `workspace`
 /// (`WORKSPACE/.toolhost/config.toml`); returns its path.
 pub fn write_project_config(workspace: &Path, text: &str) -> PathBuf {
-    write_file(workspace.join(PROJECT_CONFIG), text)
+    write_file(workspace.join(CONFIG_FILE), text)
 }
 
-/// Where a workspace (or, below a home folder, the user) keeps its configuration file.
-pub const PROJECT_CONFIG: &str = ".toolhost/config.toml";
+/// Where a workspace keeps its configuration file, and a home folder the user's.
+pub const CONFIG_FILE: &str = ".toolhost/config.toml";
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
-use crate::files::PROJECT_CONFIG;
+use crate::files::CONFIG_FILE;
 
 /// `ROOT/home` and `ROOT/project` in a fresh temp folder, each with its `.toolhost` folder;
 /// `ROOT` is canonical (no symbolic link on the way), and is removed when this is dropped.
@@ -60,12 +60,12 @@ impl HomeAndWorkspace {
 
     /// The user's configuration file, `HOME/.toolhost/config.toml` (not written).
     pub fn user_config(&self) -> PathBuf {
-        self.home.join(PROJECT_CONFIG)
+        self.home.join(CONFIG_FILE)
     }
 
     /// The project's configuration file, `WORKSPACE/.toolhost/config.toml` (not written).
     pub fn project_config(&self) -> PathBuf {
-        self.workspace.join(PROJECT_CONFIG)
+        self.workspace.join(CONFIG_FILE)
     }
 }
 

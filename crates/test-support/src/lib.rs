@@ -3,7 +3,7 @@
 //!
 //! What the test trees of several crates need lives here, once: a home folder and a workspace
 //! in a temp folder ([`HomeAndWorkspace`]), files written with their folders
-//! ([`write_file`], [`write_project_config`]), whether a process still runs ([`is_running`]),
+//! ([`write_file`], [`write_project_config`]), the pid a script wrote ([`read_pid`]) and whether it still runs ([`is_running`]),
 //! a free local port ([`free_port`]), and the registry packages `tests/mcp-clients/setup.sh`
 //! installs ([`node_modules`], [`node`], [`EverythingHttp`], …), and [`EchoShell`], a
 //! stand-in for the Bash tool in permission tests, [`ReplayServer`], which replays canned HTTP
@@ -76,12 +76,12 @@ pub mod replay_server;
 pub mod test_tools;
 
 pub use echo_shell::{EchoShell, EchoShellParams};
-pub use files::{PROJECT_CONFIG, write_file, write_project_config};
+pub use files::{CONFIG_FILE, write_file, write_project_config};
 pub use home_and_workspace::HomeAndWorkspace;
 pub use mock_model::{
     Fault, MockModel, RecordedRequest, Reply, Step, Stop, WireFormat, response_body, sse_frames,
 };
 pub use node_packages::{EverythingHttp, node, node_modules, npm_entry_point, venv};
 pub use ports::free_port;
-pub use processes::is_running;
+pub use processes::{is_running, read_pid};
 pub use replay_server::{BodyPiece, CannedResponse, ReplayServer};

@@ -1,4 +1,7 @@
-//! Processes a test started, or that the code under test started: are they still there?
+//! Processes a test started, or that the code under test started: which are they, and are
+//! they still there?
+
+use std::path::Path;
 
 /// Whether process `pid` is still running; a zombie waiting for its parent counts as gone
 /// (Linux: reads `/proc/PID/stat`).
@@ -12,6 +15,15 @@ pub fn is_running(pid: u32) -> bool {
     }
 }
 
+/// The process id a script wrote to `path` (`echo $! > FILE`), surrounding whitespace aside.
+pub fn read_pid(path: &Path) -> u32 {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+    text.trim()
+        .parse()
+        .unwrap_or_else(|error| panic!("{} holds {text:?}, not a pid: {error}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -23,5 +35,13 @@ mod tests {
         let pid = child.id();
         child.wait().unwrap();
         assert!(!is_running(pid));
+    }
+
+    #[test]
+    fn a_pid_file_is_read_without_its_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("helper.pid");
+        std::fs::write(&path, "4242\n").unwrap();
+        assert_eq!(read_pid(&path), 4242);
     }
 }
