@@ -9,6 +9,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use toolhost_agent::{AgentConfig, Config, ConfigError, ConfigSources, MAIN_AGENT};
 use toolhost_mcp::McpTransport;
+use toolhost_test_support::write_project_config;
 
 /// A tool's spec as the crate defining it declares it: the built-ins from `toolhost-tools`
 /// (Grep in the Read family, …), MCP tools as the MCP client builds them (origin: the server).
@@ -39,8 +40,7 @@ struct Workspace {
 fn workspace(config: &str) -> Workspace {
     let root = tempfile::tempdir().unwrap();
     let path = root.path().join("project");
-    std::fs::create_dir_all(path.join(".toolhost")).unwrap();
-    std::fs::write(path.join(".toolhost/config.toml"), config).unwrap();
+    write_project_config(&path, config);
     Workspace { _root: root, path }
 }
 

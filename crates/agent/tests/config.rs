@@ -2,36 +2,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 use toolhost_agent::{Config, ConfigError, ConfigSources, Overrides};
 use toolhost_core::permission::{PermissionMode, RuleList};
+use toolhost_test_support::{HomeAndWorkspace, write_file};
 
-struct Dirs {
-    _root: tempfile::TempDir,
-    home: PathBuf,
-    workspace: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let workspace = root.path().join("project");
-    std::fs::create_dir_all(home.join(".toolhost")).unwrap();
-    std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
-    Dirs {
-        _root: root,
-        home,
-        workspace,
-    }
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-}
-
-fn sources(dirs: &Dirs) -> ConfigSources {
+fn sources(dirs: &HomeAndWorkspace) -> ConfigSources {
     ConfigSources {
         home: Some(dirs.home.clone()),
         workspace: dirs.workspace.clone(),
@@ -51,24 +29,24 @@ fn rules(config: &Config, list: RuleList) -> Vec<(String, String)> {
 
 #[test]
 fn layers_merge_later_scalars_win_and_rule_lists_concatenate() {
-    let dirs = dirs();
-    let user = dirs.home.join(".toolhost/config.toml");
-    let project = dirs.workspace.join(".toolhost/config.toml");
+    let dirs = HomeAndWorkspace::new();
+    let user = dirs.user_config();
+    let project = dirs.project_config();
     let local = dirs.workspace.join(".toolhost/config.local.toml");
     let extra = dirs.workspace.join("extra.toml");
-    write(
+    write_file(
         &user,
         "[permissions]\nmode = \"plan\"\nallow = [\"Read\"]\n\n[limits]\nmax_result_chars = 100\n",
     );
-    write(
+    write_file(
         &project,
         "[permissions]\nmode = \"acceptEdits\"\nallow = [\n  \"Bash(git status)\",\n]\ndeny = [\"Bash(rm:*)\"]\n",
     );
-    write(
+    write_file(
         &local,
         "[permissions]\nallow = [\"Bash(cargo test:*)\"]\naudit_log = \"logs/audit.jsonl\"\n",
     );
-    write(&extra, "[limits]\nmax_result_chars = 300\n");
+    write_file(&extra, "[limits]\nmax_result_chars = 300\n");
     let config = Config::load(&ConfigSources {
         extra_file: Some(extra.clone()),
         overrides: Overrides {
@@ -121,9 +99,9 @@ fn layers_merge_later_scalars_win_and_rule_lists_concatenate() {
 
 #[test]
 fn the_mode_flag_wins_over_every_file() {
-    let dirs = dirs();
-    write(
-        &dirs.workspace.join(".toolhost/config.local.toml"),
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.workspace.join(".toolhost/config.local.toml"),
         "[permissions]\nmode = \"plan\"\n",
     );
     let config = Config::load(&ConfigSources {
@@ -140,7 +118,7 @@ fn the_mode_flag_wins_over_every_file() {
 
 #[test]
 fn no_files_give_the_defaults() {
-    let dirs = dirs();
+    let dirs = HomeAndWorkspace::new();
     let config = Config::load(&sources(&dirs)).unwrap();
     assert_eq!(config.permissions.mode, PermissionMode::Default);
     assert!(config.files().is_empty());
@@ -148,9 +126,9 @@ fn no_files_give_the_defaults() {
 }
 
 fn load_error(file: &str, text: &str) -> (PathBuf, String) {
-    let dirs = dirs();
+    let dirs = HomeAndWorkspace::new();
     let path = dirs.workspace.join(".toolhost").join(file);
-    write(&path, text);
+    write_file(&path, text);
     let error = Config::load(&sources(&dirs)).unwrap_err();
     assert!(matches!(error, ConfigError::Invalid { .. }), "{error:?}");
     (path, error.to_string())
@@ -208,7 +186,7 @@ fn a_bad_file_names_the_file_the_line_and_the_problem() {
 
 #[test]
 fn a_bad_flag_names_the_flag() {
-    let dirs = dirs();
+    let dirs = HomeAndWorkspace::new();
     let error = Config::load(&ConfigSources {
         overrides: Overrides {
             allow: vec!["Bash(".into()],
@@ -225,7 +203,7 @@ fn a_bad_flag_names_the_flag() {
 
 #[test]
 fn a_missing_config_flag_file_is_an_error_but_missing_layers_are_not() {
-    let dirs = dirs();
+    let dirs = HomeAndWorkspace::new();
     let error = Config::load(&ConfigSources {
         extra_file: Some(dirs.workspace.join("nope.toml")),
         ..sources(&dirs)
@@ -239,9 +217,9 @@ fn a_missing_config_flag_file_is_an_error_but_missing_layers_are_not() {
 
 #[test]
 fn show_prints_the_merged_values_and_where_they_came_from() {
-    let dirs = dirs();
-    let project = dirs.workspace.join(".toolhost/config.toml");
-    write(
+    let dirs = HomeAndWorkspace::new();
+    let project = dirs.project_config();
+    write_file(
         &project,
         "[permissions]\nallow = [\"Bash(git status)\"]\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"./guard.sh\"\ntimeout = 5\n",
     );
@@ -286,13 +264,13 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
 
 #[test]
 fn shell_settings_layer_like_the_rest_and_reach_the_bash_tool() {
-    let dirs = dirs();
-    write(
-        &dirs.home.join(".toolhost/config.toml"),
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.user_config(),
         "[shell]\nexec_timeout = 30\nwritable_roots = [\"~/cache\"]\nnetwork = false\n",
     );
-    write(
-        &dirs.workspace.join(".toolhost/config.toml"),
+    write_file(
+        dirs.project_config(),
         "[shell]\nexec_timeout = 5\nsandbox = \"read-only\"\nwritable_roots = [\"build\"]\n",
     );
     let config = Config::load(&sources(&dirs)).unwrap();
@@ -310,13 +288,7 @@ fn shell_settings_layer_like_the_rest_and_reach_the_bash_tool() {
     );
     assert_eq!(
         config.source_of("shell.exec_timeout"),
-        Some(
-            format!(
-                "{}:2",
-                dirs.workspace.join(".toolhost/config.toml").display()
-            )
-            .as_str()
-        )
+        Some(format!("{}:2", dirs.project_config().display()).as_str())
     );
     let shown = config.show();
     assert!(shown.contains("[shell]\nexec_timeout = 5"), "{shown}");
@@ -325,9 +297,9 @@ fn shell_settings_layer_like_the_rest_and_reach_the_bash_tool() {
 
 #[test]
 fn a_bad_shell_value_names_the_file_line_and_the_choices() {
-    let dirs = dirs();
-    let project = dirs.workspace.join(".toolhost/config.toml");
-    write(&project, "[shell]\n\nsandbox = \"strict\"\n");
+    let dirs = HomeAndWorkspace::new();
+    let project = dirs.project_config();
+    write_file(&project, "[shell]\n\nsandbox = \"strict\"\n");
     let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
     assert_eq!(
         error,
@@ -336,7 +308,7 @@ fn a_bad_shell_value_names_the_file_line_and_the_choices() {
             project.display()
         )
     );
-    write(&project, "[shell]\nexec_timeout = 0\n");
+    write_file(&project, "[shell]\nexec_timeout = 0\n");
     let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
     assert!(
         error.contains("line 2: shell.exec_timeout of 0 seconds"),
@@ -346,13 +318,13 @@ fn a_bad_shell_value_names_the_file_line_and_the_choices() {
 
 #[test]
 fn custom_tool_paths_concatenate_and_limits_override() {
-    let dirs = dirs();
-    write(
-        &dirs.home.join(".toolhost/config.toml"),
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.user_config(),
         "[custom_tools]\npaths = [\"~/my-tools\"]\nmemory_limit_mb = 32\n",
     );
-    write(
-        &dirs.workspace.join(".toolhost/config.toml"),
+    write_file(
+        dirs.project_config(),
         "[custom_tools]\npaths = [\"vendor/tools\"]\ncall_timeout = 30\n",
     );
     let config = Config::load(&sources(&dirs)).unwrap();
@@ -372,10 +344,7 @@ fn custom_tool_paths_concatenate_and_limits_override() {
         "{shown}"
     );
 
-    write(
-        &dirs.workspace.join(".toolhost/config.toml"),
-        "[custom_tools]\ncall_timeout = 0\n",
-    );
+    write_file(dirs.project_config(), "[custom_tools]\ncall_timeout = 0\n");
     let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
     assert!(
         error.contains("line 2: custom_tools.call_timeout of 0 seconds"),
@@ -388,13 +357,13 @@ fn mcp_servers_come_from_toml_and_mcp_json_with_defaults_and_origins() {
     use std::time::Duration;
     use toolhost_mcp::McpTransport;
 
-    let dirs = dirs();
-    write(
-        &dirs.workspace.join(".mcp.json"),
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.workspace.join(".mcp.json"),
         r#"{"mcpServers": {"files": {"command": "npx", "args": ["a"]}, "web": {"type": "http", "url": "http://x/mcp"}}}"#,
     );
-    write(
-        &dirs.workspace.join(".toolhost/config.toml"),
+    write_file(
+        dirs.project_config(),
         "[mcp_servers.files]\ncommand = \"node\"\nargs = [\"server.js\"]\ncwd = \"sub\"\n\
          tool_timeout = 5\nrequired = true\ndisabled_tools = [\"write\"]\n\n\
          [mcp_servers.off]\nurl = \"http://y/mcp\"\nenabled = false\n",
@@ -431,13 +400,13 @@ fn mcp_servers_come_from_toml_and_mcp_json_with_defaults_and_origins() {
 
 #[test]
 fn a_bad_mcp_server_entry_names_file_and_line() {
-    let dirs = dirs();
-    let project = dirs.workspace.join(".toolhost/config.toml");
-    write(&project, "[limits]\n\n[mcp_servers.s]\nargs = [\"x\"]\n");
+    let dirs = HomeAndWorkspace::new();
+    let project = dirs.project_config();
+    write_file(&project, "[limits]\n\n[mcp_servers.s]\nargs = [\"x\"]\n");
     let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
     assert!(error.contains("config.toml: line 3:"), "{error}");
     assert!(error.contains("neither command nor url"), "{error}");
-    write(
+    write_file(
         &project,
         "[mcp_servers.s]\ncommand = \"x\"\ntool_timout = 5\n",
     );
@@ -446,7 +415,7 @@ fn a_bad_mcp_server_entry_names_file_and_line() {
         error.contains("line 3") && error.contains("tool_timout"),
         "{error}"
     );
-    write(
+    write_file(
         &project,
         "[mcp_servers.s]\ncommand = \"x\"\ntool_timeout = 0\n",
     );
@@ -456,14 +425,14 @@ fn a_bad_mcp_server_entry_names_file_and_line() {
 
 #[test]
 fn providers_and_agent_settings_layer_and_show_without_keys() {
-    let dirs = dirs();
-    write(
-        &dirs.home.join(".toolhost/config.toml"),
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.user_config(),
         "[providers.local]\napi = \"openai-chat\"\nbase_url = \"http://127.0.0.1:8091/v1\"\n\
          model = \"qwen\"\nfirst_byte_timeout = 300\n\n[agent]\nmax_iterations = 12\n",
     );
-    write(
-        &dirs.workspace.join(".toolhost/config.toml"),
+    write_file(
+        dirs.project_config(),
         "[agent]\nprovider = \"local\"\n\n[providers.claude]\napi = \"anthropic\"\n\
          api_key_env = \"MY_ANTHROPIC_KEY\"\n",
     );
@@ -482,10 +451,7 @@ fn providers_and_agent_settings_layer_and_show_without_keys() {
         shown.contains("api_key_env = \"MY_ANTHROPIC_KEY\""),
         "{shown}"
     );
-    let origin = format!(
-        "# {}:2",
-        dirs.workspace.join(".toolhost/config.toml").display()
-    );
+    let origin = format!("# {}:2", dirs.project_config().display());
     assert!(
         shown
             .lines()

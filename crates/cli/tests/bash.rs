@@ -6,6 +6,7 @@ mod support;
 
 use predicates::prelude::*;
 use support::toolhost;
+use toolhost_test_support::write_project_config;
 
 #[test]
 fn bash_runs_in_the_workspace_and_reports_the_exit_code() {
@@ -145,12 +146,7 @@ fn modes_decide_without_asking() {
 #[test]
 fn the_configured_exec_timeout_applies_to_commands_without_one() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join(".toolhost")).unwrap();
-    std::fs::write(
-        dir.path().join(".toolhost/config.toml"),
-        "[shell]\nexec_timeout = 1\n",
-    )
-    .unwrap();
+    write_project_config(dir.path(), "[shell]\nexec_timeout = 1\n");
     toolhost(dir.path())
         .args(["call", "Bash", r#"{"command": "sleep 20"}"#, "--yes"])
         .timeout(std::time::Duration::from_secs(15))

@@ -6,29 +6,17 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
 use assert_cmd::Command;
 use predicates::prelude::*;
+use toolhost_test_support::{HomeAndWorkspace, write_file};
 
-struct Setup {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    workspace: PathBuf,
-}
-
-fn write(path: &Path, content: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
-fn setup() -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let home = root.join("home");
-    let workspace = root.join("ws");
-    write(
-        &home.join(".toolhost/tools/greet.ts"),
+/// A home folder with a user tool, and a workspace with project tools (one broken), a file
+/// inside and a secret beside it.
+fn setup() -> HomeAndWorkspace {
+    let setup = HomeAndWorkspace::new();
+    let (home, workspace) = (&setup.home, &setup.workspace);
+    write_file(
+        home.join(".toolhost/tools/greet.ts"),
         r#"
         import { Type } from "@sinclair/typebox";
         export default () => ({
@@ -40,8 +28,8 @@ fn setup() -> Setup {
         });
         "#,
     );
-    write(
-        &workspace.join(".toolhost/tools/files.js"),
+    write_file(
+        workspace.join(".toolhost/tools/files.js"),
         r#"
         import { readFile, writeFile } from "node:fs/promises";
         export default () => ({ name: "files", description: "Reads a file", async execute(_, p) {
@@ -50,8 +38,8 @@ fn setup() -> Setup {
         } });
         "#,
     );
-    write(
-        &workspace.join(".toolhost/tools/run.js"),
+    write_file(
+        workspace.join(".toolhost/tools/run.js"),
         r#"
         export default (api) => ({ name: "run", description: "Runs a program", async execute(_, p, u, ctx, signal) {
           const r = await api.exec(p.command, p.args ?? [], { signal });
@@ -59,21 +47,17 @@ fn setup() -> Setup {
         } });
         "#,
     );
-    write(
-        &workspace.join(".toolhost/tools/broken.js"),
+    write_file(
+        workspace.join(".toolhost/tools/broken.js"),
         "export default (",
     );
-    write(&workspace.join(".toolhost/tools/notes.md"), "# notes");
-    write(&workspace.join("inside.txt"), "inside the workspace");
-    write(&root.join("secret.txt"), "outside");
-    Setup {
-        _dir: dir,
-        home,
-        workspace,
-    }
+    write_file(workspace.join(".toolhost/tools/notes.md"), "# notes");
+    write_file(workspace.join("inside.txt"), "inside the workspace");
+    write_file(setup.root().join("secret.txt"), "outside");
+    setup
 }
 
-fn toolhost(setup: &Setup) -> Command {
+fn toolhost(setup: &HomeAndWorkspace) -> Command {
     support::toolhost_with_home(&setup.workspace, &setup.home)
 }
 
@@ -182,7 +166,7 @@ fn node_fs_reads_and_writes_inside_the_workspace_only() {
 #[test]
 fn node_fs_obeys_the_path_rules_of_read_and_write() {
     let setup = setup();
-    write(&setup.workspace.join(".env"), "SECRET=hunter2");
+    write_file(setup.workspace.join(".env"), "SECRET=hunter2");
     std::os::unix::fs::symlink(".env", setup.workspace.join("env-link")).unwrap();
     // readFile is judged as Read: by its spelling, and by where a symlink leads.
     for path in [".env", "env-link", "sub/../.env"] {
@@ -285,16 +269,16 @@ fn exec_asks_the_same_permissions_as_bash() {
 #[test]
 fn configured_paths_and_limits_come_from_the_config_file() {
     let setup = setup();
-    write(
-        &setup.workspace.join("vendor/spin.js"),
+    write_file(
+        setup.workspace.join("vendor/spin.js"),
         r#"
         export default () => ({ name: "spin", description: "Spins forever", async execute() {
           while (true) {}
         } });
         "#,
     );
-    write(
-        &setup.workspace.join(".toolhost/config.toml"),
+    write_file(
+        setup.workspace.join(".toolhost/config.toml"),
         "[custom_tools]\npaths = [\"vendor\"]\ncall_timeout = 1\n",
     );
     let output = toolhost(&setup).arg("tools").output().unwrap();
@@ -321,8 +305,8 @@ fn configured_paths_and_limits_come_from_the_config_file() {
 #[test]
 fn warnings_on_a_redirected_stderr_are_plain_lines_without_colour() {
     let setup = setup();
-    write(
-        &setup.workspace.join(".toolhost/tools/clash.js"),
+    write_file(
+        setup.workspace.join(".toolhost/tools/clash.js"),
         r#"export default () => ({ name: "Read", description: "Shadows Read", async execute() {
           return { content: [{ type: "text", text: "shadowed" }] };
         } });"#,

@@ -11,28 +11,25 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
 use serde_json::json;
-use support::{EverythingHttp, ServeProcess, node, node_modules, toolhost};
+use support::{ServeProcess, toolhost};
+use toolhost_test_support::{
+    EverythingHttp, free_port, is_running, node, node_modules, npm_entry_point, read_pid,
+    write_project_config,
+};
 
 /// `[mcp_servers.NAME]` running server-everything over stdio.
 fn everything_entry(name: &str) -> String {
-    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    let script = npm_entry_point("@modelcontextprotocol/server-everything");
     format!(
         "[mcp_servers.{name}]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\n",
         node(),
         script.display().to_string()
     )
-}
-
-fn write_config(workspace: &Path, text: &str) -> PathBuf {
-    let path = workspace.join(".toolhost/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 fn text_of(result: &serde_json::Value) -> String {
@@ -45,7 +42,7 @@ fn text_of(result: &serde_json::Value) -> String {
 #[test]
 fn serve_re_exposes_a_configured_servers_tools_next_to_the_builtins_under_one_policy() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(dir.path(), &everything_entry("ev"));
+    write_project_config(dir.path(), &everything_entry("ev"));
     let mut server = ServeProcess::start(dir.path(), &["--allow", "mcp__ev__echo"]);
     server.initialize();
 
@@ -70,7 +67,7 @@ fn serve_re_exposes_a_configured_servers_tools_next_to_the_builtins_under_one_po
 fn a_servers_tools_list_changed_updates_the_served_registry() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/growing_server.cjs");
-    write_config(
+    write_project_config(
         dir.path(),
         &format!(
             "[mcp_servers.grow]\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
@@ -117,8 +114,8 @@ fn mcp_add_list_get_test_and_remove_keep_the_rest_of_the_config_file() {
     let dir = tempfile::tempdir().unwrap();
     let original = "# my settings\n[limits]\nmax_result_chars = 40000  # roomy\n\n\
                     [mcp_servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\n";
-    let path = write_config(dir.path(), original);
-    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    let path = write_project_config(dir.path(), original);
+    let script = npm_entry_point("@modelcontextprotocol/server-everything");
 
     toolhost(dir.path())
         .args([
@@ -218,7 +215,7 @@ fn broken_entry(required: bool) -> String {
 #[test]
 fn a_required_server_that_fails_stops_the_command_with_its_name_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(dir.path(), &broken_entry(true));
+    write_project_config(dir.path(), &broken_entry(true));
     toolhost(dir.path())
         .arg("tools")
         .assert()
@@ -231,7 +228,7 @@ fn a_required_server_that_fails_stops_the_command_with_its_name_and_stderr() {
 #[test]
 fn a_server_that_fails_without_required_is_reported_and_the_others_still_serve() {
     let dir = tempfile::tempdir().unwrap();
-    write_config(
+    write_project_config(
         dir.path(),
         &format!("{}\n{}", broken_entry(false), everything_entry("ev")),
     );
@@ -249,7 +246,7 @@ fn a_server_that_fails_without_required_is_reported_and_the_others_still_serve()
 fn serve_starts_again_a_server_that_failed_at_start_up_and_announces_its_tools() {
     let dir = tempfile::tempdir().unwrap();
     let tries = dir.path().join("tries");
-    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    let script = npm_entry_point("@modelcontextprotocol/server-everything");
     // Fails its first two starts (like a server waiting for its database), then serves; shell
     // built-ins only, as the server's environment is a clean one.
     let shell = format!(
@@ -260,7 +257,7 @@ fn serve_starts_again_a_server_that_failed_at_start_up_and_announces_its_tools()
         node = node(),
         script = script.display(),
     );
-    write_config(
+    write_project_config(
         dir.path(),
         &format!("[mcp_servers.late]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {shell:?}]\n"),
     );
@@ -290,12 +287,8 @@ fn serve_starts_again_a_server_that_failed_at_start_up_and_announces_its_tools()
 #[test]
 fn a_legacy_sse_server_from_the_config_is_called_and_one_that_is_down_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    write_config(
+    let port = free_port();
+    write_project_config(
         dir.path(),
         &format!("[mcp_servers.old]\ntype = \"sse\"\nurl = \"http://127.0.0.1:{port}/sse\"\n"),
     );
@@ -341,22 +334,12 @@ fn the_built_in_toolhost_provider_reports_the_workspace_and_the_tools() {
         ));
 }
 
-/// Whether `pid` is still running (a zombie waiting for its parent counts as gone).
-fn is_running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
 #[test]
 fn serve_stops_its_stdio_servers_and_their_helpers_when_the_client_disconnects() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("helper.pid");
     let stopped = dir.path().join("helper.stopped");
-    let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+    let script = npm_entry_point("@modelcontextprotocol/server-everything");
     // A server that leaves a helper behind in its process group: the shell execs into the
     // server, the helper stays. The helper notes a SIGTERM, which only a graceful stop sends
     // (a process that exits without stopping its servers at best SIGKILLs them).
@@ -368,7 +351,7 @@ fn serve_stops_its_stdio_servers_and_their_helpers_when_the_client_disconnects()
         node = node(),
         script = script.display(),
     );
-    write_config(
+    write_project_config(
         dir.path(),
         &format!("[mcp_servers.grouped]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {shell:?}]\n"),
     );
@@ -379,11 +362,7 @@ fn serve_stops_its_stdio_servers_and_their_helpers_when_the_client_disconnects()
         names.contains(&"mcp__grouped__echo".to_owned()),
         "{names:?}"
     );
-    let helper: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = read_pid(&pid_file);
     assert!(is_running(helper), "the helper runs while the server does");
 
     let status = server.close_stdin_and_wait(Duration::from_secs(20));

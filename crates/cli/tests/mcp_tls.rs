@@ -12,7 +12,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use predicates::prelude::*;
-use support::{EverythingHttp, toolhost};
+use support::toolhost;
+use toolhost_test_support::{EverythingHttp, write_project_config};
 
 fn openssl(dir: &Path, args: &[&str]) {
     let status = Command::new("openssl")
@@ -89,15 +90,13 @@ fn an_https_server_is_called_when_its_ca_is_trusted_and_named_when_it_is_not() {
         ],
     );
     let workspace = dir.path().join("ws");
-    std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
-    std::fs::write(
-        workspace.join(".toolhost/config.toml"),
-        format!(
+    write_project_config(
+        &workspace,
+        &format!(
             "[mcp_servers.secure]\nurl = \"https://localhost:{}/mcp\"\n",
             server.port
         ),
-    )
-    .unwrap();
+    );
 
     toolhost(&workspace)
         .env("SSL_CERT_FILE", certificates.join("ca.pem"))

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use cases::{Asked, Case, Decision, Denied, FILES, LINKS, Ran, Rules, all_cases};
 use serde_json::Value;
+use toolhost_test_support::write_file;
 
 /// `HOME` with the workspace inside it, as on a developer's machine (`~/project`).
 struct Tree {
@@ -62,9 +63,7 @@ impl Tree {
             }
         }
         for (path, content) in FILES {
-            let path = self.workspace.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
+            write_file(self.workspace.join(path), content);
         }
         for (link, target) in LINKS {
             std::os::unix::fs::symlink(target, self.workspace.join(link)).unwrap();

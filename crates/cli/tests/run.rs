@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use toolhost_test_support::{Fault, MockModel, RecordedRequest, Reply, Step, WireFormat};
+use toolhost_test_support::{
+    Fault, HomeAndWorkspace, MockModel, RecordedRequest, Reply, Step, WireFormat, is_running,
+    write_file,
+};
 
 /// The variables that choose a provider; a developer's own must not reach the tests.
 const PROVIDER_VARIABLES: [&str; 4] = [
@@ -32,9 +35,7 @@ struct Run {
     model: MockModel,
     // Serves the mock model while the test runs the binary; dropped after it.
     _runtime: tokio::runtime::Runtime,
-    _root: tempfile::TempDir,
-    workspace: PathBuf,
-    home: PathBuf,
+    dirs: HomeAndWorkspace,
 }
 
 impl Run {
@@ -50,19 +51,15 @@ impl Run {
             .build()
             .unwrap();
         let model = runtime.block_on(MockModel::start(format, script));
-        let root = tempfile::tempdir().unwrap();
-        let workspace = root.path().join("project");
-        let home = root.path().join("home");
-        std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::write(workspace.join("hello.txt"), HELLO).unwrap();
+        let dirs = HomeAndWorkspace::new();
+        write_file(dirs.workspace.join("hello.txt"), HELLO);
         if format == WireFormat::OpenAiResponses {
             let config = format!(
                 "[providers.mock]\napi = \"openai-responses\"\nbase_url = \"{}\"\n\
                  api_key_env = \"MOCK_MODEL_KEY\"\nmodel = \"mock-model\"\n{settings}",
                 model.openai_base_url()
             );
-            std::fs::write(workspace.join(".toolhost/config.toml"), config).unwrap();
+            write_file(dirs.project_config(), config);
         } else {
             assert!(
                 settings.is_empty(),
@@ -72,14 +69,12 @@ impl Run {
         Self {
             model,
             _runtime: runtime,
-            _root: root,
-            workspace,
-            home,
+            dirs,
         }
     }
 
     fn path(&self, relative: &str) -> PathBuf {
-        self.workspace.join(relative)
+        self.dirs.workspace.join(relative)
     }
 
     /// The variables that point the binary at the model.
@@ -99,7 +94,7 @@ impl Run {
 
     /// `toolhost --workspace WS`, `HOME` in the temp folder, the model chosen by the format.
     fn toolhost(&self) -> Command {
-        let mut command = support::toolhost_with_home(&self.workspace, &self.home);
+        let mut command = support::toolhost_with_home(&self.dirs.workspace, &self.dirs.home);
         for variable in PROVIDER_VARIABLES {
             command.env_remove(variable);
         }
@@ -115,10 +110,10 @@ impl Run {
             command.env_remove(variable);
         }
         command
-            .env("HOME", &self.home)
+            .env("HOME", &self.dirs.home)
             .envs(self.provider_env())
             .arg("--workspace")
-            .arg(&self.workspace)
+            .arg(&self.dirs.workspace)
             .arg("run")
             .args(args)
             .stdin(std::process::Stdio::null())
@@ -390,7 +385,7 @@ fn stream_json_prints_the_claude_code_headless_events() {
     assert!(is_uuid(session_id), "{}", events[0]);
     assert!(events.iter().all(|event| event["session_id"] == session_id));
     let init = &events[0];
-    assert_eq!(init["cwd"], run_.workspace.display().to_string());
+    assert_eq!(init["cwd"], run_.dirs.workspace.display().to_string());
     assert!(
         init["tools"].as_array().unwrap().contains(&json!("Read")),
         "{init}"
@@ -813,17 +808,6 @@ fn wait_for_exit(child: &mut std::process::Child, within: Duration) -> std::proc
             panic!("toolhost did not exit within {within:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Whether process `pid` is still running (a zombie waiting for its parent counts as gone).
-fn is_running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name in parentheses.
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-        Err(_) => false,
     }
 }
 

@@ -15,48 +15,10 @@ use toolhost_core::permission::{
     PermissionMode, PermissionPolicy, PermissionRule, PreToolUseHook, RuleList, arguments_digest,
 };
 use toolhost_core::{
-    ERROR_HINT, PermissionFamily, PermissionSubject, Sensitivity, ShellSubject, ToolAnnotations,
-    ToolContext, ToolError, ToolOrigin, ToolOutput, ToolRegistry, ToolSpec, TypedTool,
+    ERROR_HINT, PermissionFamily, Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOrigin,
+    ToolOutput, ToolRegistry, ToolSpec, TypedTool,
 };
-
-/// Parameters of the test shell.
-#[derive(Deserialize, JsonSchema)]
-struct ShellParams {
-    /// The command line, words separated by spaces and commands by `&&`.
-    command: String,
-}
-
-/// A sensitive tool that reports its command like the Bash tool and echoes it back.
-struct Shell;
-
-impl TypedTool for Shell {
-    type Params = ShellParams;
-
-    fn describe(&self) -> ToolSpec {
-        ToolSpec::new("Bash", "Runs a command (echoes it).").with_family(PermissionFamily::Shell)
-    }
-
-    async fn run(&self, params: ShellParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!("ran: {}", params.command)))
-    }
-
-    fn permission_subject(&self, args: &Value) -> PermissionSubject {
-        let command = args["command"].as_str().unwrap_or_default();
-        PermissionSubject::Shell(ShellSubject {
-            commands: command
-                .split("&&")
-                .map(|part| part.split_whitespace().map(str::to_owned).collect())
-                .collect(),
-            fully_analysed: true,
-            warnings: if command.contains("sudo") {
-                vec!["runs as root".into()]
-            } else {
-                vec![]
-            },
-            ..ShellSubject::default()
-        })
-    }
-}
+use toolhost_test_support::EchoShell;
 
 /// A safe, read-only tool.
 struct Look;
@@ -114,7 +76,7 @@ impl AuditSink for Trail {
 
 fn registry(policy: PermissionPolicy) -> ToolRegistry {
     let registry = ToolRegistry::builder().authorizer(Arc::new(policy)).build();
-    registry.register(Shell).unwrap();
+    registry.register(EchoShell).unwrap();
     registry.register(Look).unwrap();
     registry
 }
@@ -149,7 +111,7 @@ async fn allow_for_the_session_is_remembered_as_a_rule() {
             .build(),
     );
     let registry = ToolRegistry::builder().authorizer(policy.clone()).build();
-    registry.register(Shell).unwrap();
+    registry.register(EchoShell).unwrap();
     for _ in 0..3 {
         let result = registry
             .execute("c", "Bash", json!({"command": "git status -s"}))
@@ -246,7 +208,7 @@ async fn without_asking_refuses_what_would_ask_a_person_and_keeps_the_rest() {
 
     // What the person allowed for the session is allowed there too.
     let asking = ToolRegistry::builder().authorizer(policy.clone()).build();
-    asking.register(Shell).unwrap();
+    asking.register(EchoShell).unwrap();
     assert!(
         !asking
             .execute("a1", "Bash", json!({"command": "git status"}))

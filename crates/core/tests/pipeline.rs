@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use support::*;
 use toolhost_core::{
     Authorization, Authorizer, CallOptions, CallRequest, ContentBlock, ERROR_HINT, ResultHandler,
     SessionEvent, SessionInfo, TRUNCATION_TAG, ToolOutput, ToolRegistry, ToolUpdate,
 };
+use toolhost_test_support::test_tools::*;
 
 fn registry_with_echo() -> ToolRegistry {
     let registry = ToolRegistry::new();

@@ -3,12 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use support::*;
 use toolhost_core::{ERROR_HINT, ToolRegistry, coerce_arguments};
+use toolhost_test_support::test_tools::*;
 
 /// Schemas with the features coercion walks: types and type lists, nesting, arrays,
 /// `anyOf`, `$ref`, `additionalProperties`, enums and ranges.

@@ -2,17 +2,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::*;
 use toolhost_core::{
     DefinitionFormat, RegistryError, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
     ToolSpec,
 };
+use toolhost_test_support::test_tools::*;
 
 /// A tool whose schema is only known at run time, as MCP and JavaScript tools are.
 struct Dynamic {

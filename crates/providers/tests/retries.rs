@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::Message;
 use toolhost_providers::{Api, ModelRequest, ProviderError, StreamEvent, connect};
 
-use support::{
-    MockServer, Piece, Reply, anthropic_text, chat_text, config, recorder, sse, streamed_text,
-};
+use toolhost_test_support::{BodyPiece, CannedResponse, ReplayServer};
+
+use support::{anthropic_text, chat_text, config, recorder, sse, streamed_text};
 
 fn hello() -> ModelRequest {
     ModelRequest {
@@ -48,13 +48,13 @@ fn retry(attempt: u32, delay: Duration, reason: &str) -> StreamEvent {
 
 #[tokio::test]
 async fn a_rate_limit_is_retried_after_the_servers_retry_after() {
-    let server = MockServer::start(vec![
-        Reply::status(
+    let server = ReplayServer::start(vec![
+        CannedResponse::status(
             429,
             json!({"error": {"message": "Rate limit reached", "type": "requests"}}),
         )
         .header("retry-after", "0"),
-        Reply::sse(chat_text("ok")),
+        CannedResponse::sse(chat_text("ok")),
     ])
     .await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
@@ -79,10 +79,10 @@ async fn a_rate_limit_is_retried_after_the_servers_retry_after() {
 async fn an_overloaded_anthropic_is_retried_after_retry_after_ms() {
     let overloaded =
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
-    let server = MockServer::start(vec![
-        Reply::status(529, overloaded.clone()).header("retry-after-ms", "5"),
-        Reply::status(529, overloaded).header("retry-after", "0"),
-        Reply::sse(anthropic_text("fine")),
+    let server = ReplayServer::start(vec![
+        CannedResponse::status(529, overloaded.clone()).header("retry-after-ms", "5"),
+        CannedResponse::status(529, overloaded).header("retry-after", "0"),
+        CannedResponse::sse(anthropic_text("fine")),
     ])
     .await;
     let provider = connect(config(Api::Anthropic, &server)).unwrap();
@@ -106,8 +106,8 @@ async fn an_overloaded_anthropic_is_retried_after_retry_after_ms() {
 
 #[tokio::test]
 async fn server_errors_are_retried_up_to_max_attempts_then_reported() {
-    let busy = || Reply::status(503, json!({"error": {"message": "upstream busy"}}));
-    let server = MockServer::start(vec![busy(), busy(), busy(), busy(), busy()]).await;
+    let busy = || CannedResponse::status(503, json!({"error": {"message": "upstream busy"}}));
+    let server = ReplayServer::start(vec![busy(), busy(), busy(), busy(), busy()]).await;
     let mut provider_config = config(Api::OpenAiChat, &server);
     provider_config.retry.max_attempts = 3;
     let provider = connect(provider_config).unwrap();
@@ -135,7 +135,7 @@ async fn server_errors_are_retried_up_to_max_attempts_then_reported() {
 
 #[tokio::test]
 async fn a_connection_closed_before_any_response_is_retried() {
-    let server = MockServer::start(vec![Reply::sse(chat_text("back"))]).await;
+    let server = ReplayServer::start(vec![CannedResponse::sse(chat_text("back"))]).await;
     server.hang_up_on_next_connections(1);
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
     let (sink, events) = recorder();
@@ -155,9 +155,12 @@ async fn a_connection_closed_before_any_response_is_retried() {
 
 #[tokio::test]
 async fn a_body_dropped_before_its_first_byte_is_retried_with_backoff() {
-    let server = MockServer::start(vec![
-        Reply::sse_pieces(vec![Piece::Wait(Duration::from_millis(20)), Piece::Drop]),
-        Reply::sse(chat_text("again")),
+    let server = ReplayServer::start(vec![
+        CannedResponse::sse_pieces(vec![
+            BodyPiece::Wait(Duration::from_millis(20)),
+            BodyPiece::Drop,
+        ]),
+        CannedResponse::sse(chat_text("again")),
     ])
     .await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
@@ -179,13 +182,13 @@ async fn a_body_dropped_before_its_first_byte_is_retried_with_backoff() {
 #[tokio::test]
 async fn a_stream_broken_midway_restarts_once_from_the_start() {
     let whole = chat_text("Hello there");
-    let server = MockServer::start(vec![
-        Reply::sse_pieces(vec![
-            Piece::Bytes(whole[..150].to_vec()),
-            Piece::Wait(Duration::from_millis(20)),
-            Piece::Drop,
+    let server = ReplayServer::start(vec![
+        CannedResponse::sse_pieces(vec![
+            BodyPiece::Bytes(whole[..150].to_vec()),
+            BodyPiece::Wait(Duration::from_millis(20)),
+            BodyPiece::Drop,
         ]),
-        Reply::sse(whole.clone()),
+        CannedResponse::sse(whole.clone()),
     ])
     .await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
@@ -215,13 +218,14 @@ async fn a_stream_broken_midway_restarts_once_from_the_start() {
 async fn a_stream_that_breaks_twice_fails_after_one_restart() {
     let whole = chat_text("Hello there");
     let broken = || {
-        Reply::sse_pieces(vec![
-            Piece::Bytes(whole[..150].to_vec()),
-            Piece::Wait(Duration::from_millis(20)),
-            Piece::Drop,
+        CannedResponse::sse_pieces(vec![
+            BodyPiece::Bytes(whole[..150].to_vec()),
+            BodyPiece::Wait(Duration::from_millis(20)),
+            BodyPiece::Drop,
         ])
     };
-    let server = MockServer::start(vec![broken(), broken(), Reply::sse(whole.clone())]).await;
+    let server =
+        ReplayServer::start(vec![broken(), broken(), CannedResponse::sse(whole.clone())]).await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
     let (sink, events) = recorder();
     let error = provider
@@ -253,9 +257,9 @@ async fn an_overloaded_error_event_midstream_voids_the_text_and_retries() {
         "error",
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
     )]));
-    let server = MockServer::start(vec![
-        Reply::sse(bytes),
-        Reply::sse(anthropic_text("Bonjour")),
+    let server = ReplayServer::start(vec![
+        CannedResponse::sse(bytes),
+        CannedResponse::sse(anthropic_text("Bonjour")),
     ])
     .await;
     let provider = connect(config(Api::Anthropic, &server)).unwrap();
@@ -290,8 +294,9 @@ async fn an_overloaded_error_event_midstream_voids_the_text_and_retries() {
 
 #[tokio::test]
 async fn cancelling_stops_a_retry_wait_at_once() {
-    let server = MockServer::start(vec![
-        Reply::status(429, json!({"error": {"message": "slow down"}})).header("retry-after", "30"),
+    let server = ReplayServer::start(vec![
+        CannedResponse::status(429, json!({"error": {"message": "slow down"}}))
+            .header("retry-after", "30"),
     ])
     .await;
     let mut provider_config = config(Api::OpenAiChat, &server);
@@ -318,9 +323,9 @@ async fn cancelling_stops_a_retry_wait_at_once() {
 
 #[tokio::test]
 async fn cancelling_stops_a_stream_that_is_waiting_for_the_model() {
-    let server = MockServer::start(vec![Reply::sse_pieces(vec![
-        Piece::Bytes(b": waiting\n\n".to_vec()),
-        Piece::Wait(Duration::from_secs(30)),
+    let server = ReplayServer::start(vec![CannedResponse::sse_pieces(vec![
+        BodyPiece::Bytes(b": waiting\n\n".to_vec()),
+        BodyPiece::Wait(Duration::from_secs(30)),
     ])])
     .await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
@@ -345,9 +350,9 @@ async fn cancelling_stops_a_stream_that_is_waiting_for_the_model() {
 
 #[tokio::test]
 async fn a_slow_first_byte_runs_out_the_first_byte_timeout() {
-    let server = MockServer::start(vec![
-        Reply::sse(chat_text("late")).after(Duration::from_secs(5)),
-        Reply::sse_pieces(vec![Piece::Wait(Duration::from_secs(5))]),
+    let server = ReplayServer::start(vec![
+        CannedResponse::sse(chat_text("late")).after(Duration::from_secs(5)),
+        CannedResponse::sse_pieces(vec![BodyPiece::Wait(Duration::from_secs(5))]),
     ])
     .await;
     let mut provider_config = config(Api::OpenAiChat, &server);
@@ -378,12 +383,12 @@ async fn a_slow_first_byte_runs_out_the_first_byte_timeout() {
 #[tokio::test]
 async fn a_silent_stream_runs_out_the_idle_timeout_and_restarts() {
     let whole = chat_text("steady");
-    let server = MockServer::start(vec![
-        Reply::sse_pieces(vec![
-            Piece::Bytes(whole[..100].to_vec()),
-            Piece::Wait(Duration::from_secs(5)),
+    let server = ReplayServer::start(vec![
+        CannedResponse::sse_pieces(vec![
+            BodyPiece::Bytes(whole[..100].to_vec()),
+            BodyPiece::Wait(Duration::from_secs(5)),
         ]),
-        Reply::sse(whole.clone()),
+        CannedResponse::sse(whole.clone()),
     ])
     .await;
     let mut provider_config = config(Api::OpenAiChat, &server);
@@ -433,11 +438,14 @@ async fn an_unreachable_server_is_a_connection_error_after_the_retries() {
 async fn a_stream_that_trickles_on_runs_out_the_request_timeout_and_is_not_retried() {
     let mut pieces = Vec::new();
     for _ in 0..100 {
-        pieces.push(Piece::Bytes(b": still thinking\n\n".to_vec()));
-        pieces.push(Piece::Wait(Duration::from_millis(20)));
+        pieces.push(BodyPiece::Bytes(b": still thinking\n\n".to_vec()));
+        pieces.push(BodyPiece::Wait(Duration::from_millis(20)));
     }
-    let server =
-        MockServer::start(vec![Reply::sse_pieces(pieces), Reply::sse(chat_text("no"))]).await;
+    let server = ReplayServer::start(vec![
+        CannedResponse::sse_pieces(pieces),
+        CannedResponse::sse(chat_text("no")),
+    ])
+    .await;
     let mut provider_config = config(Api::OpenAiChat, &server);
     provider_config.timeouts.idle = Duration::from_millis(500);
     provider_config.timeouts.request = Duration::from_millis(300);

@@ -15,9 +15,9 @@ use toolhost_core::conversation::{
 };
 use toolhost_providers::{Api, ModelRequest, ProviderError, StreamEvent, complete, connect};
 
-use support::{
-    MockServer, Reply, anthropic_text, chat_chunk, chat_text, config, recorder, sse, streamed_text,
-};
+use toolhost_test_support::{CannedResponse, ReplayServer};
+
+use support::{anthropic_text, chat_chunk, chat_text, config, recorder, sse, streamed_text};
 
 fn question() -> ModelRequest {
     ModelRequest {
@@ -30,7 +30,7 @@ fn question() -> ModelRequest {
 
 #[tokio::test]
 async fn chat_completions_answer_with_text_usage_and_the_bearer_key() {
-    let server = MockServer::start(vec![Reply::sse(chat_text("Hello, world"))]).await;
+    let server = ReplayServer::start(vec![CannedResponse::sse(chat_text("Hello, world"))]).await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
     let (sink, events) = recorder();
     let message = provider
@@ -89,7 +89,7 @@ async fn chat_tool_calls_survive_tiny_tcp_pieces_interleaving_and_late_names() {
         chat_chunk(json!({}), Some("tool_calls")),
     ]);
     bytes.extend_from_slice(b"data: [DONE]\n\n");
-    let server = MockServer::start(vec![Reply::sse_in_pieces(&bytes, 7)]).await;
+    let server = ReplayServer::start(vec![CannedResponse::sse_in_pieces(&bytes, 7)]).await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
     let message = complete(provider.as_ref(), &question(), CancellationToken::new())
         .await
@@ -126,7 +126,7 @@ async fn responses_api_answers_a_call_and_is_sent_stateless() {
         .iter()
         .map(|event| (event["type"].as_str().unwrap(), event.clone()))
         .collect();
-    let server = MockServer::start(vec![Reply::sse_in_pieces(&sse(&pairs), 11)]).await;
+    let server = ReplayServer::start(vec![CannedResponse::sse_in_pieces(&sse(&pairs), 11)]).await;
     let provider = connect(config(Api::OpenAiResponses, &server)).unwrap();
     let message = complete(provider.as_ref(), &question(), CancellationToken::new())
         .await
@@ -150,7 +150,11 @@ async fn responses_api_answers_a_call_and_is_sent_stateless() {
 
 #[tokio::test]
 async fn anthropic_answers_and_is_sent_its_headers_merged_results_and_breakpoints() {
-    let server = MockServer::start(vec![Reply::sse_in_pieces(&anthropic_text("Bonjour"), 5)]).await;
+    let server = ReplayServer::start(vec![CannedResponse::sse_in_pieces(
+        &anthropic_text("Bonjour"),
+        5,
+    )])
+    .await;
     let mut provider_config = config(Api::Anthropic, &server);
     provider_config
         .headers
@@ -221,7 +225,7 @@ async fn anthropic_answers_and_is_sent_its_headers_merged_results_and_breakpoint
 
 #[tokio::test]
 async fn a_refused_request_surfaces_the_server_message_without_retrying() {
-    let server = MockServer::start(vec![Reply::status(
+    let server = ReplayServer::start(vec![CannedResponse::status(
         400,
         json!({"type": "error", "error": {"type": "invalid_request_error",
                "message": "messages: roles must alternate"}}),
@@ -251,7 +255,8 @@ async fn a_refused_request_surfaces_the_server_message_without_retrying() {
 
 #[tokio::test]
 async fn a_json_answer_to_a_streaming_request_is_a_clear_error() {
-    let server = MockServer::start(vec![Reply::status(200, json!({"choices": []}))]).await;
+    let server =
+        ReplayServer::start(vec![CannedResponse::status(200, json!({"choices": []}))]).await;
     let provider = connect(config(Api::OpenAiChat, &server)).unwrap();
     let error = complete(provider.as_ref(), &question(), CancellationToken::new())
         .await

@@ -8,6 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use support::{call, registry_with};
 use toolhost_core::ContentBlock;
+use toolhost_test_support::write_file;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn javascript_default_export_factory_defines_a_tool() {
@@ -195,7 +196,7 @@ async fn modules_without_a_factory_or_with_invalid_tools_fail_to_load_with_the_r
     ];
     let host = support::host(dir.path());
     for (name, source, expected) in cases {
-        let path = support::write(dir.path(), name, source);
+        let path = write_file(dir.path().join(name), source);
         let discovery =
             toolhost_script::load_custom_tools(&host, std::slice::from_ref(&path)).await;
         assert!(discovery.tools.is_empty(), "{name}");

@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use support::{call, write};
+use support::call;
 use toolhost_core::ToolRegistry;
 use toolhost_script::{CustomTools, ScriptHost, discover_and_load_custom_tools};
+use toolhost_test_support::write_file;
 
 fn tool_source(name: &str, text: &str) -> String {
     format!(
@@ -51,76 +52,66 @@ async fn sources_merge_in_spec_order_with_dedupe_clashes_and_metadata_skipped() 
     let root = root.path().canonicalize().unwrap();
     let home = root.join("home");
     let cwd = root.join("project");
-    write(
-        &home,
-        ".toolhost/tools/a_home.js",
-        &tool_source("a_home", "native home"),
+    write_file(
+        home.join(".toolhost/tools/a_home.js"),
+        tool_source("a_home", "native home"),
     );
-    write(
-        &cwd,
-        ".toolhost/tools/b_project.ts",
-        &tool_source("b_project", "native project"),
+    write_file(
+        cwd.join(".toolhost/tools/b_project.ts"),
+        tool_source("b_project", "native project"),
     );
-    write(&cwd, ".toolhost/tools/README.md", "# not a tool");
-    write(&cwd, ".toolhost/tools/meta.json", "{}");
-    write(&cwd, ".toolhost/tools/types.d.ts", "export type X = 1;");
-    write(
-        &cwd,
-        ".toolhost/tools/.hidden.js",
+    write_file(cwd.join(".toolhost/tools/README.md"), "# not a tool");
+    write_file(cwd.join(".toolhost/tools/meta.json"), "{}");
+    write_file(cwd.join(".toolhost/tools/types.d.ts"), "export type X = 1;");
+    write_file(
+        cwd.join(".toolhost/tools/.hidden.js"),
         "throw new Error('never run')",
     );
-    write(
-        &home,
-        ".claude/tools/c_claude/index.ts",
-        &tool_source("c_claude", "claude home folder"),
+    write_file(
+        home.join(".claude/tools/c_claude/index.ts"),
+        tool_source("c_claude", "claude home folder"),
     );
-    write(&home, ".claude/tools/c_claude/tool.json", "{}");
-    write(
-        &cwd,
-        ".claude/tools/clash_builtin.js",
-        &tool_source("Read", "clashes with a built-in"),
+    write_file(home.join(".claude/tools/c_claude/tool.json"), "{}");
+    write_file(
+        cwd.join(".claude/tools/clash_builtin.js"),
+        tool_source("Read", "clashes with a built-in"),
     );
-    write(
-        &home,
-        ".codex/tools/d_codex.mjs",
-        &tool_source("d_codex", "codex"),
+    write_file(
+        home.join(".codex/tools/d_codex.mjs"),
+        tool_source("d_codex", "codex"),
     );
-    write(
-        &cwd,
-        ".codex/tools/dup_name.js",
-        &tool_source("a_home", "second a_home"),
+    write_file(
+        cwd.join(".codex/tools/dup_name.js"),
+        tool_source("a_home", "second a_home"),
     );
-    write(
-        &home,
-        ".claude/plugins/cache/market/plug/1.0.0/tools/e_market.js",
-        &tool_source("e_market", "marketplace"),
+    write_file(
+        home.join(".claude/plugins/cache/market/plug/1.0.0/tools/e_market.js"),
+        tool_source("e_market", "marketplace"),
     );
-    write(
-        &home,
-        ".toolhost/plugins/node_modules/@acme/plugin/package.json",
+    write_file(
+        home.join(".toolhost/plugins/node_modules/@acme/plugin/package.json"),
         r#"{"name":"@acme/plugin","toolhost":{"tools":["lib/f_plugin.js"]}}"#,
     );
-    write(
-        &home,
-        ".toolhost/plugins/node_modules/@acme/plugin/lib/f_plugin.js",
-        &tool_source("f_plugin", "plugin"),
+    write_file(
+        home.join(".toolhost/plugins/node_modules/@acme/plugin/lib/f_plugin.js"),
+        tool_source("f_plugin", "plugin"),
     );
-    write(
-        &home,
-        ".toolhost/plugins/node_modules/plain/tools/g_plain.js",
-        &tool_source("g_plain", "plugin tools folder"),
+    write_file(
+        home.join(".toolhost/plugins/node_modules/plain/tools/g_plain.js"),
+        tool_source("g_plain", "plugin tools folder"),
     );
-    write(
-        &root,
-        "configured/h_configured.ts",
-        &tool_source("h_configured", "configured"),
+    write_file(
+        root.join("configured/h_configured.ts"),
+        tool_source("h_configured", "configured"),
     );
-    write(
-        &root,
-        "configured/broken.js",
+    write_file(
+        root.join("configured/broken.js"),
         "export default () => { syntax error",
     );
-    write(&home, "mine/i_tilde.js", &tool_source("i_tilde", "tilde"));
+    write_file(
+        home.join("mine/i_tilde.js"),
+        tool_source("i_tilde", "tilde"),
+    );
 
     let host = host(&home, &cwd);
     let discovery = discover_and_load_custom_tools(
@@ -220,9 +211,9 @@ async fn reload_reports_added_removed_and_changed_tools_and_keeps_unchanged_engi
     let root = tempfile::tempdir().unwrap();
     let cwd = root.path().canonicalize().unwrap();
     let tools = cwd.join(".toolhost/tools");
-    write(&tools, "keep.js", &tool_source("keep", "kept"));
-    write(&tools, "edit.js", &tool_source("edit", "v1"));
-    write(&tools, "gone.js", &tool_source("gone", "bye"));
+    write_file(tools.join("keep.js"), tool_source("keep", "kept"));
+    write_file(tools.join("edit.js"), tool_source("edit", "v1"));
+    write_file(tools.join("gone.js"), tool_source("gone", "bye"));
     let host = host(&cwd.join("nohome"), &cwd);
     let (mut custom, discovery) = CustomTools::discover(host, vec![], cwd.clone(), vec![]).await;
     assert!(discovery.errors.is_empty(), "{:?}", discovery.errors);
@@ -238,9 +229,9 @@ async fn reload_reports_added_removed_and_changed_tools_and_keeps_unchanged_engi
     let mut watcher = custom.watch().unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     // A different length guarantees a new fingerprint whatever the clock resolution.
-    write(&tools, "edit.js", &tool_source("edit", "version 2"));
+    write_file(tools.join("edit.js"), tool_source("edit", "version 2"));
     std::fs::remove_file(tools.join("gone.js")).unwrap();
-    write(&tools, "new/index.ts", &tool_source("fresh", "new"));
+    write_file(tools.join("new/index.ts"), tool_source("fresh", "new"));
     tokio::time::timeout(Duration::from_secs(5), watcher.changed())
         .await
         .expect("the watcher saw the change");

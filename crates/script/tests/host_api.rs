@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{call, registry, write};
+use support::{call, registry};
 use toolhost_script::{
     DirEntry, EntryKind, ExecGate, ExecRequest, FsError, ScriptFileSystem, ScriptHost, UiContext,
     UiRequest,
 };
+use toolhost_test_support::write_file;
 
 /// The schemas TypeBox 0.34.52 itself produced for these expressions (tests/fixtures, made
 /// with Node and the real package).
@@ -77,20 +78,20 @@ async fn string_enum_is_a_plain_string_enum() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn relative_imports_work_inside_a_tool_folder_and_cannot_leave_it() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "secret.js", "export const secret = 'outside';");
-    write(
-        dir.path(),
-        "tool/lib/format.ts",
+    write_file(
+        dir.path().join("secret.js"),
+        "export const secret = 'outside';",
+    );
+    write_file(
+        dir.path().join("tool/lib/format.ts"),
         "export const shout = (s: string): string => s.toUpperCase();",
     );
-    write(
-        dir.path(),
-        "tool/lib/index.js",
+    write_file(
+        dir.path().join("tool/lib/index.js"),
         "export { shout } from './format';",
     );
-    write(
-        dir.path(),
-        "tool/index.ts",
+    write_file(
+        dir.path().join("tool/index.ts"),
         r#"
         import { shout } from "./lib";
         import path from "node:path";
@@ -99,9 +100,8 @@ async fn relative_imports_work_inside_a_tool_folder_and_cannot_leave_it() {
         } });
         "#,
     );
-    write(
-        dir.path(),
-        "escape/index.js",
+    write_file(
+        dir.path().join("escape/index.js"),
         "import { secret } from '../secret.js'; export default () => ({ name: 'escape', description: '', execute() {} });",
     );
     let host = support::host(dir.path());
@@ -202,9 +202,8 @@ async fn node_fs_promises_goes_through_the_host_file_system() {
     let workspace = dir.path().join("ws");
     std::fs::create_dir_all(workspace.join("sub")).unwrap();
     std::fs::write(workspace.join("in.txt"), "héllo").unwrap();
-    let tool = write(
-        dir.path(),
-        "tools/files.js",
+    let tool = write_file(
+        dir.path().join("tools/files.js"),
         r#"
         import { readFile, writeFile, readdir } from "node:fs/promises";
         import fs from "fs/promises";
@@ -287,7 +286,7 @@ export default (api) => ({ name: "run", description: "", async execute(_, p, onU
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exec_runs_through_the_deny_list_the_gate_and_the_process_helper() {
     let dir = tempfile::tempdir().unwrap();
-    let tool = write(dir.path(), "run.js", EXEC_TOOL);
+    let tool = write_file(dir.path().join("run.js"), EXEC_TOOL);
     let gate = Arc::new(RecordingGate::default());
     let host = ScriptHost::builder(dir.path())
         .home(None)
@@ -357,7 +356,7 @@ async fn exec_runs_through_the_deny_list_the_gate_and_the_process_helper() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_call_kills_the_program_it_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let tool = write(dir.path(), "run.js", EXEC_TOOL);
+    let tool = write_file(dir.path().join("run.js"), EXEC_TOOL);
     let registry = registry_for(&support::host(dir.path()), &tool).await;
     let options = toolhost_core::CallOptions::default();
     let cancel = options.cancel.clone();
@@ -403,9 +402,8 @@ impl UiContext for ScriptedUi {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ui_is_a_no_op_until_the_host_sets_one_and_other_api_members_work() {
     let dir = tempfile::tempdir().unwrap();
-    let tool = write(
-        dir.path(),
-        "ui.js",
+    let tool = write_file(
+        dir.path().join("ui.js"),
         r#"
         export default (api) => ({ name: "ask", description: "", async execute(_, p, u, ctx) {
           api.ui.notify("hello", "info");

@@ -13,6 +13,7 @@ use serde_json::json;
 use support::{call, registry_with};
 use toolhost_core::{CallOptions, SessionEvent, SessionInfo, ToolUpdate};
 use toolhost_script::{RenderOptions, Rendering};
+use toolhost_test_support::write_file;
 
 const STREAMING: &str = r#"
 export default () => ({
@@ -61,9 +62,8 @@ async fn on_update_streams_partial_results_in_order() {
 async fn cancellation_aborts_the_signal_and_the_tool_sees_it() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("aborted.txt");
-    let path = support::write(
-        dir.path(),
-        "wait.js",
+    let path = write_file(
+        dir.path().join("wait.js"),
         r#"
         export default (api) => ({
           name: "wait",
@@ -167,9 +167,8 @@ async fn an_endless_loop_is_interrupted_at_the_time_limit_and_the_tool_still_wor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endless_loop_in_a_factory_fails_the_load_only() {
     let dir = tempfile::tempdir().unwrap();
-    let path = support::write(
-        dir.path(),
-        "hang.js",
+    let path = write_file(
+        dir.path().join("hang.js"),
         "export default () => { while (true) {} };",
     );
     let host = support::host(dir.path());
@@ -187,9 +186,8 @@ async fn an_endless_loop_in_a_factory_fails_the_load_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn running_out_of_memory_is_an_error_result_not_a_crash() {
     let dir = tempfile::tempdir().unwrap();
-    let path = support::write(
-        dir.path(),
-        "hog.js",
+    let path = write_file(
+        dir.path().join("hog.js"),
         r#"
         export default () => ({
           name: "hog",
@@ -262,9 +260,8 @@ async fn on_session_hears_events_and_a_failing_listener_is_reported_not_fatal() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn render_hooks_draw_lines_and_fall_back_when_they_fail() {
     let dir = tempfile::tempdir().unwrap();
-    let path = support::write(
-        dir.path(),
-        "render.js",
+    let path = write_file(
+        dir.path().join("render.js"),
         r#"
         export default () => [
           { name: "pretty", description: "", async execute() { return { content: [{ type: "text", text: "raw" }] }; },

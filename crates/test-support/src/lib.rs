@@ -1,6 +1,16 @@
 //! Test fixtures for toolhost. A dev-dependency only: no crate lists it under
 //! `[dependencies]`.
 //!
+//! What the test trees of several crates need lives here, once: a home folder and a workspace
+//! in a temp folder ([`HomeAndWorkspace`]), files written with their folders
+//! ([`write_file`], [`write_project_config`]), the pid a script wrote ([`read_pid`]) and whether it still runs ([`is_running`]),
+//! a free local port ([`free_port`]), and the registry packages `tests/mcp-clients/setup.sh`
+//! installs ([`node_modules`], [`node`], [`EverythingHttp`], …), and [`EchoShell`], a
+//! stand-in for the Bash tool in permission tests, [`ReplayServer`], which replays canned HTTP
+//! responses byte for byte, and [`test_tools`], small tools that each
+//! exercise one part of the tool contract. A fixture only one crate's
+//! tests use stays in that crate's `tests/support`.
+//!
 //! Its centre is [`MockModel`], a scripted mock model server. It listens on `127.0.0.1`,
 //! speaks one [`WireFormat`] — OpenAI chat completions, the OpenAI Responses API or Anthropic
 //! messages — and plays a script: each request on the format's path takes the next [`Step`],
@@ -55,8 +65,23 @@
 //! [`sse_frames`] and [`response_body`] give the exact bytes the server would send for a
 //! reply, for unit tests of a parser without a server.
 
+pub mod echo_shell;
+pub mod files;
+pub mod home_and_workspace;
 pub mod mock_model;
+pub mod node_packages;
+pub mod ports;
+pub mod processes;
+pub mod replay_server;
+pub mod test_tools;
 
+pub use echo_shell::{EchoShell, EchoShellParams};
+pub use files::{CONFIG_FILE, write_file, write_project_config};
+pub use home_and_workspace::HomeAndWorkspace;
 pub use mock_model::{
     Fault, MockModel, RecordedRequest, Reply, Step, Stop, WireFormat, response_body, sse_frames,
 };
+pub use node_packages::{EverythingHttp, node, node_modules, npm_entry_point, venv};
+pub use ports::free_port;
+pub use processes::{is_running, read_pid};
+pub use replay_server::{BodyPiece, CannedResponse, ReplayServer};

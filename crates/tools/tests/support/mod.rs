@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tempfile::TempDir;
 use toolhost_core::{ToolCallResult, ToolRegistry};
+use toolhost_test_support::write_file;
 use toolhost_tools::{Workspace, filesystem_tools};
 
 /// A temp workspace and a registry holding the six tools on it.
@@ -45,11 +46,9 @@ impl Bench {
         outside
     }
 
+    /// Writes `content` at `path` in the workspace, creating folders.
     pub fn write(&self, path: &str, content: impl AsRef<[u8]>) -> PathBuf {
-        let full = self.root.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(&full, content).unwrap();
-        full
+        write_file(self.root.join(path), content)
     }
 
     pub fn read(&self, path: &str) -> String {
