@@ -892,9 +892,9 @@ fn a_second_ctrl_c_exits_at_once() {
         run_.path(".toolhost/config.toml"),
         format!(
             "[mcp_servers.stubborn]\ncommand = {:?}\nargs = [{:?}, {:?}, {:?}]\n",
-            support::node(),
+            toolhost_test_support::node(),
             fixture.display().to_string(),
-            support::node_modules().display().to_string(),
+            toolhost_test_support::node_modules().display().to_string(),
             server_pid_file.display().to_string(),
         ),
     )
