@@ -90,10 +90,36 @@ fn resume(path: &Path, session: &SessionId) -> (Duration, Duration) {
         .map(|_| {
             let started = Instant::now();
             let store = SessionStore::open(path).unwrap();
+            let opened = started.elapsed();
             let path = store.conversation(session).unwrap();
-            let resume = Resume::from_path(&path);
+            let loaded = started.elapsed();
+            let entries = path.len();
+            let resume = Resume::from_path(path);
             let elapsed = started.elapsed();
-            assert_eq!(path.len(), SESSION_ENTRIES);
+            if std::env::var_os("TOOLHOST_BENCH_PHASES").is_some() {
+                let raw = Instant::now();
+                let connection = rusqlite::Connection::open(store.path()).unwrap();
+                let mut statement = connection
+                    .prepare(
+                        "WITH RECURSIVE p(id, d) AS (SELECT leaf_entry_id, 0 FROM sessions WHERE id = ?1 \
+                         UNION ALL SELECT e.parent_id, p.d + 1 FROM entries e JOIN p ON e.id = p.id \
+                         WHERE e.parent_id IS NOT NULL) \
+                         SELECT e.payload FROM p JOIN entries e ON e.id = p.id ORDER BY p.d DESC",
+                    )
+                    .unwrap();
+                let bytes: usize = statement
+                    .query_map([session.as_str()], |row| row.get::<_, String>(0))
+                    .unwrap()
+                    .map(|payload| payload.unwrap().len())
+                    .sum();
+                eprintln!("raw query {:?} ({bytes} bytes)", raw.elapsed());
+                eprintln!(
+                    "open {opened:?}, path {:?}, resume {:?}",
+                    loaded - opened,
+                    elapsed - loaded
+                );
+            }
+            assert_eq!(entries, SESSION_ENTRIES);
             assert!(!resume.messages.is_empty());
             elapsed
         })

@@ -26,9 +26,11 @@ pub struct Entry {
     pub kind: EntryKind,
 }
 
-/// What an entry holds. Stored as JSON tagged with `kind`; the names are part of the schema.
+/// What an entry holds. Stored as JSON, `{"kind": …, "data": …}`; the names are part of the
+/// schema. (Adjacent tagging, with the tag first, deserializes without buffering the payload:
+/// a resume reads thousands of these.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum EntryKind {
     /// What the user said.
     UserMessage {

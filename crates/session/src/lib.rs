@@ -41,7 +41,7 @@
 //! let path = store.conversation(&session)?;
 //! assert_eq!(path.len(), 2);
 //! assert_eq!(store.tree(&session)?.len(), 3);
-//! let resume = Resume::from_path(&path);
+//! let resume = Resume::from_path(path);
 //! assert_eq!(resume.messages.len(), 2);
 //! # Ok(())
 //! # }

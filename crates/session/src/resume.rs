@@ -35,9 +35,9 @@ pub struct Resume {
 
 impl Resume {
     /// Reads a path, root first, as [`crate::SessionStore::conversation`] returns it.
-    pub fn from_path(path: &[Entry]) -> Self {
+    pub fn from_path(path: Vec<Entry>) -> Self {
         let mut resume = Self::default();
-        for entry in path {
+        for entry in &path {
             match &entry.kind {
                 EntryKind::TurnContext(context) => {
                     resume.model = Some((context.provider.clone(), context.model.clone()));
@@ -51,40 +51,45 @@ impl Resume {
                 _ => {}
             }
         }
+        // The last compaction, and where what it keeps starts: the entries before that are
+        // replaced by its summary.
         let compaction = path
             .iter()
             .enumerate()
             .rev()
             .find_map(|(at, entry)| match &entry.kind {
-                EntryKind::Compaction(compaction) => Some((at, compaction)),
+                EntryKind::Compaction(compaction) => {
+                    let kept_from = compaction
+                        .first_kept
+                        .and_then(|kept| path[..at].iter().position(|entry| entry.id == kept))
+                        .unwrap_or(at);
+                    Some((at, kept_from, summary_message(compaction)))
+                }
                 _ => None,
             });
-        let read: Vec<&Entry> = match compaction {
-            None => path.iter().collect(),
-            Some((at, compaction)) => {
-                resume.messages.push(summary_message(compaction));
-                let kept_from = compaction
-                    .first_kept
-                    .and_then(|kept| path[..at].iter().position(|entry| entry.id == kept))
-                    .unwrap_or(at);
-                path[kept_from..at].iter().chain(&path[at + 1..]).collect()
+        let (kept_from, compaction) = match compaction {
+            None => (0, None),
+            Some((at, kept_from, summary)) => {
+                resume.messages.push(summary);
+                (kept_from, Some(at))
             }
         };
-        resume
-            .messages
-            .extend(read.iter().filter_map(|entry| message(&entry.kind)));
+        resume.messages.extend(
+            path.into_iter()
+                .enumerate()
+                .filter(|(at, _)| *at >= kept_from && Some(*at) != compaction)
+                .filter_map(|(_, entry)| message(entry.kind)),
+        );
         resume.interrupted_calls = unanswered(&resume.messages);
         resume
     }
 }
 
-fn message(kind: &EntryKind) -> Option<Message> {
+fn message(kind: EntryKind) -> Option<Message> {
     match kind {
-        EntryKind::UserMessage { content } => Some(Message::User {
-            content: content.clone(),
-        }),
-        EntryKind::AssistantMessage(message) => Some(Message::Assistant(message.clone())),
-        EntryKind::ToolResult { message, .. } => Some(Message::ToolResult(message.clone())),
+        EntryKind::UserMessage { content } => Some(Message::User { content }),
+        EntryKind::AssistantMessage(message) => Some(Message::Assistant(message)),
+        EntryKind::ToolResult { message, .. } => Some(Message::ToolResult(message)),
         EntryKind::BranchSummary { summary, .. } => Some(Message::User {
             content: vec![ContentBlock::text(format!(
                 "{BRANCH_PREAMBLE}\n\n{summary}"

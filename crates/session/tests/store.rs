@@ -501,7 +501,11 @@ fn a_resume_reads_the_summary_of_the_last_compaction_then_what_it_kept() {
         )
         .unwrap();
 
-    let resume = Resume::from_path(&store.conversation(&session).unwrap());
+    let resume = store.resume(&session).unwrap();
+    assert_eq!(
+        resume,
+        Resume::from_path(store.conversation(&session).unwrap())
+    );
 
     let Message::User { content } = &resume.messages[0] else {
         panic!("the summary comes first: {:?}", resume.messages[0]);

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::{SessionStore, millis, time, to_i64};
-use crate::{Entry, EntryId, EntryKind, SessionId, StoreError};
+use crate::{Entry, EntryId, EntryKind, Resume, SessionId, StoreError};
 
 /// Where an appended entry goes.
 enum Parent {
@@ -70,6 +70,12 @@ impl SessionStore {
     pub fn conversation(&self, session: &SessionId) -> Result<Vec<Entry>, StoreError> {
         self.require_session(session)?;
         self.entries(CONVERSATION, session)
+    }
+
+    /// What a resumed run of the session starts with: [`Resume::from_path`] of its
+    /// conversation.
+    pub fn resume(&self, session: &SessionId) -> Result<Resume, StoreError> {
+        Ok(Resume::from_path(self.conversation(session)?))
     }
 
     /// Every entry of the session, every branch, parents before their children.
