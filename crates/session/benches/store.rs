@@ -41,6 +41,18 @@ fn main() {
         let (latencies, total, session) = append_all(&path, synchronous, appends);
         let (median, max) = resume(&path, &session);
         let size = std::fs::metadata(&path).unwrap().len();
+        if std::env::var_os("TOOLHOST_BENCH_PHASES").is_some() {
+            let over = latencies
+                .iter()
+                .filter(|latency| latency.as_millis() >= 2)
+                .count();
+            eprintln!(
+                "{name}: p90 {}, p95 {}, p98 {}, {over} commits of 2 ms or more",
+                ms(percentile(&latencies, 90.0)),
+                ms(percentile(&latencies, 95.0)),
+                ms(percentile(&latencies, 98.0)),
+            );
+        }
         println!(
             "| {name} | {appends} | {} | {} | {} | {:.0} | {:.0} MB | {} / {} |",
             ms(percentile(&latencies, 50.0)),
@@ -97,22 +109,6 @@ fn resume(path: &Path, session: &SessionId) -> (Duration, Duration) {
             let resume = Resume::from_path(path);
             let elapsed = started.elapsed();
             if std::env::var_os("TOOLHOST_BENCH_PHASES").is_some() {
-                let raw = Instant::now();
-                let connection = rusqlite::Connection::open(store.path()).unwrap();
-                let mut statement = connection
-                    .prepare(
-                        "WITH RECURSIVE p(id, d) AS (SELECT leaf_entry_id, 0 FROM sessions WHERE id = ?1 \
-                         UNION ALL SELECT e.parent_id, p.d + 1 FROM entries e JOIN p ON e.id = p.id \
-                         WHERE e.parent_id IS NOT NULL) \
-                         SELECT e.payload FROM p JOIN entries e ON e.id = p.id ORDER BY p.d DESC",
-                    )
-                    .unwrap();
-                let bytes: usize = statement
-                    .query_map([session.as_str()], |row| row.get::<_, String>(0))
-                    .unwrap()
-                    .map(|payload| payload.unwrap().len())
-                    .sum();
-                eprintln!("raw query {:?} ({bytes} bytes)", raw.elapsed());
                 eprintln!(
                     "open {opened:?}, path {:?}, resume {:?}",
                     loaded - opened,

@@ -16,15 +16,17 @@ enum Parent {
     Entry(Option<EntryId>),
 }
 
-/// The path from the root to `?1`'s leaf, root first, in one statement.
-const CONVERSATION: &str = "WITH RECURSIVE path(id, depth) AS ( \
-         SELECT leaf_entry_id, 0 FROM sessions WHERE id = ?1 AND leaf_entry_id IS NOT NULL \
+/// The path from the root to `?1`'s leaf, root first, in one statement. A parent's id is
+/// always smaller than its children's, so id order is path order, and SQLite reads the rows
+/// in rowid order without sorting their payloads.
+const CONVERSATION: &str = "WITH RECURSIVE path(id) AS ( \
+         SELECT leaf_entry_id FROM sessions WHERE id = ?1 AND leaf_entry_id IS NOT NULL \
          UNION ALL \
-         SELECT e.parent_id, path.depth + 1 FROM entries e JOIN path ON e.id = path.id \
+         SELECT e.parent_id FROM entries e JOIN path ON e.id = path.id \
          WHERE e.parent_id IS NOT NULL \
      ) \
-     SELECT e.id, e.session_id, e.parent_id, e.created_at, e.payload \
-     FROM path JOIN entries e ON e.id = path.id ORDER BY path.depth DESC";
+     SELECT id, session_id, parent_id, created_at, payload \
+     FROM entries WHERE id IN path ORDER BY id";
 
 impl SessionStore {
     /// Appends `kind` after `parent` (`None`: as a new root) and makes it the session's leaf.
@@ -148,6 +150,7 @@ impl SessionStore {
             to_i64(usage.cache_write_tokens),
         ])?;
         tx.commit()?;
+        self.committed();
         Ok(EntryId(id))
     }
 

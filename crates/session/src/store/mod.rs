@@ -1,5 +1,6 @@
 //! [`SessionStore`]: opening the file, and the sessions' own records.
 
+mod checkpoint;
 mod entries;
 mod search;
 
@@ -11,6 +12,8 @@ use toolhost_core::conversation::Usage;
 
 use crate::schema;
 use crate::{EntryId, NewSession, Session, SessionId, SessionStatus, SpawnedBy, StoreError};
+pub use checkpoint::CHECKPOINT_EVERY;
+use checkpoint::Checkpointer;
 
 /// How long a write waits for another process's write to finish before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -102,7 +105,12 @@ impl StoreOptions {
         connection.pragma_update(None, "synchronous", self.synchronous.pragma())?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut connection, path, version)?;
+        let checkpointer = Checkpointer::start(path);
+        if checkpointer.is_some() {
+            connection.pragma_update(None, "wal_autocheckpoint", 0)?;
+        }
         Ok(SessionStore {
+            checkpointer,
             connection,
             path: path.to_path_buf(),
         })
@@ -112,6 +120,8 @@ impl StoreOptions {
 /// The session store: one SQLite file in write-ahead-log mode, shared safely by several
 /// processes. Every write is one committed transaction by the time it returns.
 pub struct SessionStore {
+    // Declared first: dropped (its thread joined) before the store's own connection closes.
+    checkpointer: Option<Checkpointer>,
     connection: Connection,
     path: PathBuf,
 }
@@ -281,6 +291,13 @@ impl SessionStore {
             path: self.path.clone(),
             reason: problems.join("; "),
         })
+    }
+
+    /// Tells the checkpoint thread about a commit.
+    fn committed(&mut self) {
+        if let Some(checkpointer) = &mut self.checkpointer {
+            checkpointer.committed();
+        }
     }
 
     /// `UPDATE sessions SET updated_at = ?2, <set> WHERE id = ?1`, refusing an unknown session.
