@@ -13,16 +13,18 @@
 //! transaction, committed before it returns: a process killed at any moment leaves the store
 //! readable, holding every append that returned. Several processes may use one file at once
 //! (writers wait up to [`DEFAULT_BUSY_TIMEOUT`] for each other). The default
-//! [`Synchronous::Normal`] syncs the log at checkpoints, not at every commit: a power cut
-//! (not a killed process) may lose the last commits, never the store; see the crate README
-//! for the figures behind that choice, and [`StoreOptions::synchronous`] for the other.
+//! [`Synchronous::Normal`] syncs the log at checkpoints (every [`CHECKPOINT_EVERY`] appends,
+//! on a thread of their own), not at every commit: a killed process loses nothing that
+//! returned, a power cut may lose the appends since the last checkpoint, never the store.
+//! [`Synchronous::Full`] syncs every commit, for about ten times the latency (the figures are
+//! in the crate README).
 //!
 //! **Schema.** Versioned with `PRAGMA user_version` ([`SCHEMA_VERSION`]); an older store is
 //! copied to `<file>.bak-v<n>` and migrated; a newer one, a corrupt file or another program's
 //! database is an error naming the file, and the file is left as it was.
 //!
-//! **Sync, not async.** SQLite is a blocking library and a commit takes tens of
-//! microseconds, so the API is plain blocking calls on `&mut self`, and the crate pulls in no
+//! **Sync, not async.** SQLite is a blocking library and a commit takes a fraction
+//! of a millisecond, so the API is plain blocking calls on `&mut self`, and the crate pulls in no
 //! runtime. Async callers hold the store in a `Mutex` and call it from `spawn_blocking` (or
 //! directly, where a few hundred microseconds on the executor do no harm).
 //!
