@@ -107,7 +107,7 @@ impl StoreOptions {
         schema::migrate(&mut connection, path, version)?;
         let checkpointer = Checkpointer::start(path);
         if checkpointer.is_some() {
-            connection.pragma_update(None, "wal_autocheckpoint", 0)?;
+            connection.pragma_update(None, "wal_autocheckpoint", checkpoint::BACKSTOP_PAGES)?;
         }
         Ok(SessionStore {
             checkpointer,
