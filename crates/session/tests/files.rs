@@ -1,0 +1,160 @@
+//! What the store does with files it did not write, or that a newer toolhost wrote.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use toolhost_session::{EntryKind, NewSession, SCHEMA_VERSION, SessionStore, StoreError};
+
+/// A store with some entries, closed.
+fn written_store(path: &Path, entries: usize) {
+    let mut store = SessionStore::open(path).unwrap();
+    let session = store.create_session(NewSession::default()).unwrap().id;
+    for n in 0..entries {
+        let text = format!("entry {n}: {}", "some text ".repeat(40));
+        store
+            .append_at_leaf(&session, &EntryKind::user_text(text))
+            .unwrap();
+    }
+}
+
+fn assert_refused_and_untouched(path: &Path, check: impl Fn(&StoreError) -> bool) {
+    let before = std::fs::read(path).unwrap();
+    let error = SessionStore::open(path)
+        .err()
+        .expect("the store must be refused");
+    assert!(check(&error), "unexpected error: {error}");
+    assert!(
+        error.to_string().contains(&path.display().to_string()),
+        "{error}"
+    );
+    assert!(error.to_string().contains("left untouched"), "{error}");
+    assert!(std::fs::read(path).unwrap() == before, "the file changed");
+}
+
+#[test]
+fn a_store_from_a_newer_schema_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    written_store(&path, 3);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+
+    assert_refused_and_untouched(&path, |error| {
+        matches!(error, StoreError::NewerSchema { found, supported, .. }
+            if *found == SCHEMA_VERSION + 1 && *supported == SCHEMA_VERSION)
+    });
+    let message = SessionStore::open(&path).err().unwrap().to_string();
+    assert!(
+        message.contains(&format!("schema version {}", SCHEMA_VERSION + 1))
+            && message.contains(&format!("version {SCHEMA_VERSION} ")),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_file_of_random_bytes_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let bytes: Vec<u8> = (0..64 * 1024)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state.to_le_bytes()[0]
+        })
+        .collect();
+    std::fs::write(&path, bytes).unwrap();
+
+    assert_refused_and_untouched(&path, |error| matches!(error, StoreError::Corrupt { .. }));
+}
+
+#[test]
+fn random_bytes_behind_a_sqlite_header_are_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend((0..8192_u32).map(|n| (n.wrapping_mul(2_654_435_761) >> 24) as u8));
+    std::fs::write(&path, bytes).unwrap();
+
+    assert_refused_and_untouched(&path, |error| matches!(error, StoreError::Corrupt { .. }));
+}
+
+#[test]
+fn a_truncated_store_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    written_store(&path, 200);
+    let length = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(length / 2)
+        .unwrap();
+
+    assert_refused_and_untouched(
+        &path,
+        |error| matches!(error, StoreError::Corrupt { reason, .. } if reason.contains("truncated")),
+    );
+
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(50)
+        .unwrap();
+    assert_refused_and_untouched(&path, |error| matches!(error, StoreError::Corrupt { .. }));
+}
+
+#[test]
+fn another_programs_database_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');")
+        .unwrap();
+
+    assert_refused_and_untouched(&path, |error| {
+        matches!(error, StoreError::NotASessionStore { .. })
+    });
+}
+
+#[test]
+fn a_new_store_is_one_file_in_wal_mode_and_its_folder_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested").join("sessions.db");
+    let store = SessionStore::open(&path).unwrap();
+    store.check_integrity().unwrap();
+    let mode: String = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    assert_eq!(store.path(), path);
+}
+
+#[test]
+fn the_write_ahead_log_is_checkpointed_while_appending() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let mut store = SessionStore::open(&path).unwrap();
+    let session = store.create_session(NewSession::default()).unwrap().id;
+    for n in 0..1000 {
+        store
+            .append_at_leaf(&session, &EntryKind::user_text(format!("entry {n}")))
+            .unwrap();
+    }
+    // Without checkpoints the log would hold every page of every commit (50 MB here); it
+    // starts over at the latest past 2000 pages (8 MB, with the frames' headers and the
+    // commit that crosses the line a little more).
+    let wal = std::fs::metadata(dir.path().join("sessions.db-wal"))
+        .unwrap()
+        .len();
+    assert!(wal < 12 * 1024 * 1024, "the log grew to {wal} bytes");
+}
