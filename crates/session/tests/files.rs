@@ -138,23 +138,3 @@ fn a_new_store_is_one_file_in_wal_mode_and_its_folder_is_created() {
     assert_eq!(mode, "wal");
     assert_eq!(store.path(), path);
 }
-
-#[test]
-fn the_write_ahead_log_is_checkpointed_while_appending() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sessions.db");
-    let mut store = SessionStore::open(&path).unwrap();
-    let session = store.create_session(NewSession::default()).unwrap().id;
-    for n in 0..1000 {
-        store
-            .append_at_leaf(&session, &EntryKind::user_text(format!("entry {n}")))
-            .unwrap();
-    }
-    // Without checkpoints the log would hold every page of every commit (50 MB here); it
-    // starts over at the latest past 2000 pages (8 MB, with the frames' headers and the
-    // commit that crosses the line a little more).
-    let wal = std::fs::metadata(dir.path().join("sessions.db-wal"))
-        .unwrap()
-        .len();
-    assert!(wal < 12 * 1024 * 1024, "the log grew to {wal} bytes");
-}
