@@ -186,6 +186,15 @@ for format in $FORMATS; do
         rm -rf "$ws" "$home"
         mkdir -p "$ws" "$home" "$logs"
         "setup_$task" "$ws"
+        # What a 1.5B model needs said plainly, as a user's ~/.toolhost/AGENTS.md (which the
+        # system prompt includes): without it, it answers from nowhere or Globs for *.rs.
+        mkdir -p "$home/.toolhost"
+        cat >"$home/.toolhost/AGENTS.md" <<'EOF'
+You cannot see any file until a tool shows it to you: never guess what a file says.
+- To answer a question about a file, call Read on that file first.
+- To find which file mentions or defines a name, call Grep once with that name as the pattern.
+Then answer in one short plain sentence from what the tool returned.
+EOF
         log=$logs/events.jsonl
         echo "== $task via $format: $(prompt_$task)" >&2
         start=$(date +%s%N)
