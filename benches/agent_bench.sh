@@ -17,7 +17,8 @@
 #
 # Env: PEERS_SRC (default ../shared/agent-peers from the repository root), PEERS_DIR
 #      (/var/tmp/agent-peers: a writable copy, made if missing), PEERS ("codex pi"), N (20),
-#      REPS (3), TOOLHOST_BIN (skip the build), CARGO_TARGET_DIR, OUT (the JSON lines).
+#      REPS (3), TOOLHOST_BIN (skip the build), TOOLHOST_VERSION (its label), CARGO_TARGET_DIR,
+#      OUT (the JSON lines).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,7 +48,7 @@ if [ -z "${TOOLHOST_BIN:-}" ]; then
     TOOLHOST_BIN=${CARGO_TARGET_DIR:-$REPO/target}/release/toolhost
 fi
 BIN=$(realpath "$TOOLHOST_BIN")
-VERSION=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo "?")
+VERSION=${TOOLHOST_VERSION:-$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo "?")}
 
 OUT=${OUT:-$PEERS_DIR/results/agent-bench-$(date +%Y%m%d-%H%M%S).jsonl}
 mkdir -p "$(dirname "$OUT")"
