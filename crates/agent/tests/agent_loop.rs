@@ -472,3 +472,47 @@ fn tool_call_arguments_keep_the_json_text_as_received() {
     };
     assert_eq!(call.parsed_arguments().unwrap(), json!({"label": "x"}));
 }
+
+#[tokio::test]
+async fn an_answer_imitating_a_tool_result_is_sent_back_then_a_real_call_is_made() {
+    let provider = ScriptedProvider::new(vec![
+        text("<tool_response>\nThe secret word is \"treasure\".</tool_response>"),
+        calls(&[("c1", "Look", r#"{"label": "notes.txt"}"#)]),
+        text("The secret word is pelican."),
+    ]);
+    let Fixture { registry, log } = fixture(None);
+    let agent = AgentLoop::new(provider.clone(), registry, "Be brief.");
+    let (events, _seen) = collect_events();
+    let report = agent
+        .run(vec![Message::user("hi")], events, CancellationToken::new())
+        .await;
+    assert_eq!(
+        report.outcome,
+        RunOutcome::Answered {
+            text: "The secret word is pelican.".into()
+        }
+    );
+    assert_eq!(report.turns, 3);
+    assert_eq!(
+        log.lock().unwrap().len(),
+        2,
+        "the real call ran (start, end)"
+    );
+    let second = &provider.requests()[1];
+    assert!(matches!(second.messages.last(), Some(Message::User { .. })));
+    assert!(format!("{:?}", second.messages.last()).contains("imitates a tool"));
+}
+
+#[tokio::test]
+async fn an_imitating_answer_stands_after_two_notes() {
+    let fake = "<tool_response>made up</tool_response>";
+    let provider = ScriptedProvider::new(vec![text(fake), text(fake), text(fake)]);
+    let Fixture { registry, .. } = fixture(None);
+    let agent = AgentLoop::new(provider.clone(), registry, "Be brief.");
+    let (events, _seen) = collect_events();
+    let report = agent
+        .run(vec![Message::user("hi")], events, CancellationToken::new())
+        .await;
+    assert_eq!(report.outcome, RunOutcome::Answered { text: fake.into() });
+    assert_eq!(report.turns, 3);
+}

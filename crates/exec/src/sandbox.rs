@@ -1,5 +1,12 @@
-//! The OS sandbox: Landlock on Linux, applied in the child between `fork` and `exec`, so a
+//! The OS sandbox: Landlock on Linux (and a seccomp filter when the network is denied), so a
 //! sandboxed run can read and execute everywhere but write only where the policy allows.
+//!
+//! The restriction is built in the parent, then applied to a child in one of two ways: in the
+//! child between `fork` and `exec` ([`install`], for callers that spawn the command
+//! themselves), or to a short-lived thread of the parent that then spawns the child with
+//! `posix_spawn` ([`spawn_restricted`]): the child inherits the thread's Landlock domain,
+//! `no_new_privs` and seccomp filter, and the parent's address space is not copied (a fork of
+//! a multi-threaded parent copies its page tables and then pays copy-on-write faults).
 
 use std::path::PathBuf;
 use std::sync::{Once, OnceLock};
@@ -105,13 +112,17 @@ pub fn sandbox_support() -> SandboxStatus {
     SUPPORT.get_or_init(landlock_rules::probe).clone()
 }
 
-/// Prepares the sandbox for a command and installs it to run in the child before `exec`.
-pub(crate) fn install(
+/// A sandbox built in the parent (ruleset opened, rules added, seccomp program compiled),
+/// ready to apply to a child.
+pub(crate) struct Restriction(landlock_rules::Prepared);
+
+/// Builds the sandbox of `policy`: `None` when no sandbox is asked for or the kernel cannot
+/// enforce one (the status says which).
+pub(crate) fn prepare(
     policy: &SandboxPolicy,
-    command: &mut std::process::Command,
-) -> Result<SandboxStatus, SandboxError> {
+) -> Result<(SandboxStatus, Option<Restriction>), SandboxError> {
     if *policy == SandboxPolicy::Off {
-        return Ok(SandboxStatus::Off);
+        return Ok((SandboxStatus::Off, None));
     }
     let support = sandbox_support();
     if !support.is_enforced() {
@@ -122,10 +133,46 @@ pub(crate) fn install(
                 "no OS sandbox on this machine; commands run with the command policy alone"
             );
         });
-        return Ok(support);
+        return Ok((support, None));
     }
-    landlock_rules::install(policy, command)?;
-    Ok(support)
+    let prepared = landlock_rules::prepare(policy)?;
+    Ok((support, Some(Restriction(prepared))))
+}
+
+/// Prepares the sandbox for a command and installs it to run in the child before `exec`.
+pub(crate) fn install(
+    policy: &SandboxPolicy,
+    command: &mut std::process::Command,
+) -> Result<SandboxStatus, SandboxError> {
+    let (status, restriction) = prepare(policy)?;
+    if let Some(Restriction(prepared)) = restriction {
+        landlock_rules::install(prepared, command);
+    }
+    Ok(status)
+}
+
+/// Spawns `command` from a new thread that `restriction` is applied to first, so the child
+/// starts inside the sandbox while the calling thread stays unrestricted. The thread lives for
+/// the spawn only; it enters the current Tokio runtime, if any, so the child is registered
+/// with it.
+pub(crate) fn spawn_restricted(
+    command: &mut tokio::process::Command,
+    restriction: Restriction,
+) -> std::io::Result<tokio::process::Child> {
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    std::thread::scope(|scope| {
+        let spawner = std::thread::Builder::new()
+            .name("toolhost-sandboxed-spawn".into())
+            .spawn_scoped(scope, move || {
+                let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+                let Restriction(prepared) = restriction;
+                landlock_rules::apply(prepared)?;
+                command.spawn()
+            })?;
+        spawner
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the sandboxed spawn thread panicked")))
+    })
 }
 
 #[cfg(target_os = "linux")]
@@ -230,10 +277,13 @@ mod landlock_rules {
             .map_err(error)
     }
 
-    pub(super) fn install(
-        policy: &SandboxPolicy,
-        command: &mut std::process::Command,
-    ) -> Result<(), SandboxError> {
+    /// The Landlock ruleset and, when the network is denied, the seccomp program.
+    pub(crate) struct Prepared {
+        ruleset: RulesetCreated,
+        network_filter: Option<seccompiler::BpfProgram>,
+    }
+
+    pub(super) fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> {
         let ruleset = ruleset(policy)?;
         let network = match policy {
             SandboxPolicy::Off => NetworkAccess::Allowed,
@@ -246,23 +296,37 @@ mod landlock_rules {
             NetworkAccess::Denied => Some(super::network_filter::internet_sockets_denied()?),
             NetworkAccess::Allowed => None,
         };
-        let mut ruleset = Some(ruleset);
+        Ok(Prepared {
+            ruleset,
+            network_filter,
+        })
+    }
+
+    /// Restricts the calling thread (and every process it starts from now on) for good.
+    pub(super) fn apply(prepared: Prepared) -> std::io::Result<()> {
+        let denied = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        match prepared.ruleset.restrict_self() {
+            Ok(status) if status.ruleset != RulesetStatus::NotEnforced => {}
+            _ => return Err(denied()),
+        }
+        if let Some(filter) = &prepared.network_filter {
+            seccompiler::apply_filter(filter).map_err(|_| denied())?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn install(prepared: Prepared, command: &mut std::process::Command) {
+        let mut prepared = Some(prepared);
         let restrict = move || -> std::io::Result<()> {
-            let denied = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-            let ruleset = ruleset.take().ok_or_else(denied)?;
-            match ruleset.restrict_self() {
-                Ok(status) if status.ruleset != RulesetStatus::NotEnforced => {}
-                _ => return Err(denied()),
-            }
-            if let Some(filter) = &network_filter {
-                seccompiler::apply_filter(filter).map_err(|_| denied())?;
-            }
-            Ok(())
+            let prepared = prepared
+                .take()
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::PermissionDenied))?;
+            apply(prepared)
         };
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe work is sound. It does no allocation on the success path: the
         // ruleset (paths opened, rules added) and the seccomp program were built in the parent
-        // above; `restrict_self` only makes the `prctl(PR_SET_NO_NEW_PRIVS)` and
+        // (`prepare`); `restrict_self` only makes the `prctl(PR_SET_NO_NEW_PRIVS)` and
         // `landlock_restrict_self` system calls on the ruleset's file descriptor, and
         // `apply_filter` the `prctl` and `seccomp` calls on the prebuilt program. The error
         // path builds an `io::Error` from a kind, which does not allocate either.
@@ -270,7 +334,6 @@ mod landlock_rules {
         unsafe {
             command.pre_exec(restrict);
         }
-        Ok(())
     }
 
     pub(super) fn probe() -> SandboxStatus {
@@ -306,11 +369,19 @@ mod landlock_rules {
 mod landlock_rules {
     use super::{SandboxError, SandboxPolicy, SandboxStatus};
 
-    pub(super) fn install(
-        _: &SandboxPolicy,
-        _: &mut std::process::Command,
-    ) -> Result<(), SandboxError> {
-        Ok(())
+    /// Never made: without Landlock the support probe says unavailable first.
+    pub(crate) enum Prepared {}
+
+    pub(super) fn prepare(_: &SandboxPolicy) -> Result<Prepared, SandboxError> {
+        Err(SandboxError::Ruleset("Landlock is Linux only".into()))
+    }
+
+    pub(super) fn apply(prepared: Prepared) -> std::io::Result<()> {
+        match prepared {}
+    }
+
+    pub(super) fn install(prepared: Prepared, _: &mut std::process::Command) {
+        match prepared {}
     }
 
     pub(super) fn probe() -> SandboxStatus {

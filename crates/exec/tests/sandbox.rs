@@ -158,3 +158,52 @@ async fn the_default_workspace_policy_allows_the_temp_folder() -> anyhow::Result
     std::fs::remove_file(&temp_file)?;
     Ok(())
 }
+
+/// The sandbox is applied to a short-lived thread that spawns the child, never to the caller:
+/// after sandboxed runs the calling thread (the only one of a current-thread runtime) still
+/// writes anywhere and opens internet sockets, and the next unsandboxed run is unrestricted.
+#[tokio::test(flavor = "current_thread")]
+async fn a_sandboxed_run_leaves_the_caller_unrestricted() -> anyhow::Result<()> {
+    let outside = tempfile::tempdir()?;
+    for network in [NetworkAccess::Denied, NetworkAccess::Allowed] {
+        let run = ProcessSpec::bash(format!("echo no > '{}/child'", outside.path().display()))
+            .sandbox(SandboxPolicy::ReadOnly { network })
+            .run()
+            .await?;
+        assert_eq!(run.sandbox, SandboxStatus::Enforced);
+        assert!(!run.success());
+    }
+    assert!(!outside.path().join("child").exists());
+    std::fs::write(outside.path().join("caller"), "yes")?;
+    std::net::UdpSocket::bind("127.0.0.1:0")?;
+    let after = ProcessSpec::bash(format!("echo yes > '{}/child'", outside.path().display()))
+        .run()
+        .await?;
+    assert!(after.success(), "{}", after.combined.text);
+    assert!(outside.path().join("child").exists());
+    Ok(())
+}
+
+/// A program named without a folder is looked up on the child's PATH, as before.
+#[tokio::test]
+async fn programs_are_found_on_the_child_path_inside_the_sandbox() -> anyhow::Result<()> {
+    let run = ProcessSpec::new("sh")
+        .args(["-c", "echo $0"])
+        .sandbox(SandboxPolicy::ReadOnly {
+            network: NetworkAccess::Allowed,
+        })
+        .run()
+        .await?;
+    assert_eq!(run.stdout.text, "sh\n", "argv[0] stays the name given");
+    let missing = ProcessSpec::new("no-such-program-here")
+        .sandbox(SandboxPolicy::ReadOnly {
+            network: NetworkAccess::Allowed,
+        })
+        .run()
+        .await;
+    assert!(
+        matches!(missing, Err(ProcessError::Spawn { .. })),
+        "{missing:?}"
+    );
+    Ok(())
+}

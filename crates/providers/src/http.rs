@@ -60,15 +60,19 @@ impl HttpProvider {
                 config.name
             )));
         }
-        let client = Client::builder()
-            .connect_timeout(config.timeouts.connect)
-            .build()
-            .map_err(|error| {
-                ProviderError::Config(format!(
-                    "provider `{}`: cannot build an HTTP client: {error}",
-                    config.name
-                ))
-            })?;
+        let mut client = Client::builder().connect_timeout(config.timeouts.connect);
+        if !needs_tls_roots(&url) {
+            // Loading the system's root certificates reads and parses every file of
+            // /etc/ssl/certs: ~20 ms, most of a run's start-up, for nothing when the server
+            // is a plain-http one (a local model). A redirect to https then fails to verify.
+            client = client.tls_certs_only(std::iter::empty());
+        }
+        let client = client.build().map_err(|error| {
+            ProviderError::Config(format!(
+                "provider `{}`: cannot build an HTTP client: {error}",
+                config.name
+            ))
+        })?;
         Ok(Self {
             config,
             url,
@@ -337,6 +341,11 @@ impl ModelProvider for HttpProvider {
 }
 
 /// The endpoint URL: the base URL, checked, with the format's path appended.
+/// Whether requests to `url` need the system's root certificates (an https URL).
+fn needs_tls_roots(url: &Url) -> bool {
+    url.scheme() != "http"
+}
+
 fn endpoint(config: &ProviderConfig) -> Result<Url, ProviderError> {
     let bad = |why: String| {
         ProviderError::Config(format!(
@@ -449,6 +458,19 @@ mod tests {
             url(Api::Anthropic, "https://api.anthropic.com").unwrap(),
             "https://api.anthropic.com/v1/messages"
         );
+    }
+
+    #[test]
+    fn only_https_servers_need_the_root_certificates() {
+        let parse = |url: &str| Url::parse(url).unwrap();
+        assert!(!needs_tls_roots(&parse("http://127.0.0.1:8091/v1")));
+        assert!(needs_tls_roots(&parse("https://api.openai.com/v1")));
+    }
+
+    #[tokio::test]
+    async fn a_plain_http_provider_builds_without_the_root_certificates() {
+        let config = ProviderConfig::new("local", Api::OpenAiChat, "http://127.0.0.1:9/v1", "qwen");
+        assert!(HttpProvider::new(config).is_ok());
     }
 
     #[test]

@@ -26,6 +26,24 @@ use tool_batch::run_tool_calls;
 /// How many model turns a run may take when nothing else is configured (R25).
 pub const DEFAULT_MAX_ITERATIONS: usize = 50;
 
+/// Markup of the tool protocol that a text answer never holds: a small model that writes it
+/// is imitating a call or a result instead of making the call.
+const IMITATED_TOOL_MARKUP: [&str; 4] = [
+    "<tool_response>",
+    "</tool_response>",
+    "<tool_call>",
+    "</tool_call>",
+];
+
+/// What the model is told when its answer imitates a tool result (at most
+/// [`MAX_IMITATION_NOTES`] times a run; then the answer stands).
+pub const IMITATED_TOOL_NOTE: &str = "[toolhost] That reply is not an answer: it imitates a tool \
+     result, but no tool was called, so nothing in it comes from the files. Call the tool you \
+     need now; answer in plain text only from what a real tool result says.";
+
+/// How many times a run tells the model its answer imitated a tool result.
+const MAX_IMITATION_NOTES: usize = 2;
+
 /// An agent: a model, the tools it is offered, and how it is told to work.
 pub struct AgentLoop {
     provider: Arc<dyn ModelProvider>,
@@ -134,6 +152,7 @@ impl AgentLoop {
         let mut turns = 0;
         let mut model_time = Duration::ZERO;
         let mut repeats = RepeatedCalls::default();
+        let mut imitation_notes = 0;
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
             provider: self.provider.name().to_owned(),
@@ -161,6 +180,17 @@ impl AgentLoop {
             let text = response.text();
             messages.push(Message::Assistant(response));
             if calls.is_empty() {
+                let imitates_a_tool = IMITATED_TOOL_MARKUP
+                    .iter()
+                    .any(|markup| text.contains(markup));
+                if imitates_a_tool
+                    && imitation_notes < MAX_IMITATION_NOTES
+                    && turns < self.max_iterations
+                {
+                    imitation_notes += 1;
+                    messages.push(Message::user(IMITATED_TOOL_NOTE));
+                    continue;
+                }
                 break RunOutcome::Answered { text };
             }
             if turns >= self.max_iterations {

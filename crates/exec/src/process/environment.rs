@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 
 /// Variables copied from the parent when it has them: what programs need to find tools, the
 /// home and temp folders, the user and the locale. Everything else (tokens, proxies, editor
@@ -43,6 +44,25 @@ pub(crate) fn clean_environment(
     environment
 }
 
+/// Where `program` is on `path` (the child's PATH): the first absolute folder of it holding an
+/// executable file of that name. `None` when `program` names a path already, or nothing is
+/// found (the spawn then looks it up itself and reports it missing).
+pub(crate) fn find_program(program: &OsStr, path: Option<&OsString>) -> Option<PathBuf> {
+    if program.is_empty() || program.as_encoded_bytes().contains(&b'/') {
+        return None;
+    }
+    std::env::split_paths(path?)
+        .filter(|folder| folder.is_absolute())
+        .map(|folder| folder.join(program))
+        .find(|candidate| is_executable_file(candidate))
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
 fn is_inherited(name: &OsStr) -> bool {
     let Some(name) = name.to_str() else {
         return false;
@@ -60,6 +80,28 @@ mod tests {
             .iter()
             .map(|(name, value)| (name.into(), value.into()))
             .collect()
+    }
+
+    #[test]
+    fn programs_are_found_on_the_given_path_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("mytool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        let not_executable = dir.path().join("plain");
+        std::fs::write(&not_executable, "").unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = OsString::from(format!(
+            "relative/bin:/nonexistent:{}",
+            dir.path().display()
+        ));
+        assert_eq!(find_program("mytool".as_ref(), Some(&path)), Some(tool));
+        assert_eq!(find_program("plain".as_ref(), Some(&path)), None);
+        assert_eq!(find_program("absent".as_ref(), Some(&path)), None);
+        assert_eq!(find_program("./mytool".as_ref(), Some(&path)), None);
+        assert_eq!(find_program("mytool".as_ref(), None), None);
     }
 
     #[test]

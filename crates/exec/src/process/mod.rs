@@ -113,6 +113,13 @@ pub struct ProcessOutcome {
     pub sandbox: SandboxStatus,
 }
 
+/// What [`ProcessSpec::run`] spawns: the command and its sandbox, apart.
+struct Spawnable {
+    command: tokio::process::Command,
+    restriction: Option<sandbox::Restriction>,
+    sandbox: SandboxStatus,
+}
+
 /// A configured command from [`ProcessSpec::to_command`], and whether its sandbox is enforced.
 #[derive(Debug)]
 pub struct PreparedCommand {
@@ -291,7 +298,21 @@ impl ProcessSpec {
     /// server: they set stdout/stdin pipes and keep the child. Timeout, cancellation and
     /// output capture are then theirs to handle.
     pub fn to_command(&self) -> Result<PreparedCommand, ProcessError> {
-        let mut command = std::process::Command::new(&self.program);
+        let mut command = self.base_command(&self.program)?;
+        let sandbox = sandbox::install(&self.sandbox, &mut command)?;
+        let mut command = tokio::process::Command::from(command);
+        command.kill_on_drop(true);
+        Ok(PreparedCommand { command, sandbox })
+    }
+
+    /// The command without its sandbox: arguments, working folder, clean environment, own
+    /// process group, null stdin.
+    fn base_command(
+        &self,
+        program: &std::ffi::OsStr,
+    ) -> Result<std::process::Command, ProcessError> {
+        let mut command = std::process::Command::new(program);
+        std::os::unix::process::CommandExt::arg0(&mut command, &self.program);
         command.args(&self.args);
         if let Some(folder) = &self.working_dir {
             if !folder.is_dir() {
@@ -302,28 +323,52 @@ impl ProcessSpec {
             command.current_dir(folder);
         }
         command.env_clear();
-        command.envs(environment::clean_environment(
-            std::env::vars_os(),
-            &self.env,
-        ));
+        command.envs(self.child_environment());
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         command.stdin(Stdio::null());
-        let sandbox = sandbox::install(&self.sandbox, &mut command)?;
+        Ok(command)
+    }
+
+    fn child_environment(&self) -> std::collections::BTreeMap<OsString, OsString> {
+        environment::clean_environment(std::env::vars_os(), &self.env)
+    }
+
+    /// The command for [`run`](Self::run), to start without forking this process: the program
+    /// is looked up on the child's PATH here, so that the standard library can use
+    /// `posix_spawn`, and the sandbox comes apart, to apply to the thread that spawns it.
+    fn spawnable(&self) -> Result<Spawnable, ProcessError> {
+        let program = environment::find_program(
+            &self.program,
+            self.child_environment().get(std::ffi::OsStr::new("PATH")),
+        );
+        let command = self.base_command(
+            program
+                .as_ref()
+                .map_or(self.program.as_os_str(), |found| found.as_os_str()),
+        )?;
+        let (sandbox, restriction) = sandbox::prepare(&self.sandbox)?;
         let mut command = tokio::process::Command::from(command);
-        command.kill_on_drop(true);
-        Ok(PreparedCommand { command, sandbox })
+        command
+            .kill_on_drop(true)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if self.stdin.is_some() {
+            command.stdin(Stdio::piped());
+        }
+        Ok(Spawnable {
+            command,
+            restriction,
+            sandbox,
+        })
     }
 
     /// Runs the process to the end, the timeout or cancellation, whichever comes first.
     pub async fn run(self) -> Result<ProcessOutcome, ProcessError> {
-        let PreparedCommand {
+        let Spawnable {
             mut command,
+            restriction,
             sandbox,
-        } = self.to_command()?;
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        if self.stdin.is_some() {
-            command.stdin(Stdio::piped());
-        }
+        } = self.spawnable()?;
         let full_output = match &self.full_output_path {
             Some(path) => {
                 let file = tokio::fs::File::create(path).await.map_err(|source| {
@@ -337,7 +382,11 @@ impl ProcessSpec {
             None => None,
         };
         let started = Instant::now();
-        let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
+        let spawned = match restriction {
+            Some(restriction) => sandbox::spawn_restricted(&mut command, restriction),
+            None => command.spawn(),
+        };
+        let mut child = spawned.map_err(|source| ProcessError::Spawn {
             program: self.program_name(),
             source,
         })?;
