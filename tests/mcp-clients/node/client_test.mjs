@@ -140,7 +140,7 @@ async function toolCalls(workspace, url) {
 
   const plain = await connect(workspace, url, false);
   result = await plain.client.callTool({ name: "Write", arguments: { path: "refused.txt", content: "x" } });
-  check(result.isError && textOf(result).includes("--yes") && textOf(result).includes("--allow 'Write'"), "without elicitation the refusal says how to allow", textOf(result));
+  check(result.isError && textOf(result).includes("--yes") && textOf(result).includes("--allow 'Write(/refused.txt)'"), "without elicitation the refusal says how to allow", textOf(result));
   check(!existsSync(join(workspace, "refused.txt")), "the refused call wrote nothing");
   await plain.client.close();
 }

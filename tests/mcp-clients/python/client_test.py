@@ -179,7 +179,7 @@ async def tool_calls(binary: str, transport: str, workspace: Path, url: str | No
     async with connect(binary, transport, workspace, url, confirm=False) as (session, _):
         await session.initialize()
         result = await session.call_tool("Write", {"path": "refused.txt", "content": "x"})
-        check(result.is_error and "--yes" in text_of(result) and "--allow 'Write'" in text_of(result), "without elicitation the refusal says how to allow", text_of(result))
+        check(result.is_error and "--yes" in text_of(result) and "--allow 'Write(/refused.txt)'" in text_of(result), "without elicitation the refusal says how to allow", text_of(result))
         check(not (workspace / "refused.txt").exists(), "the refused call wrote nothing")
 
 
