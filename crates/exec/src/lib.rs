@@ -57,6 +57,7 @@ pub use process::{
 pub use policy::{
     CommandAnalysis, CommandPolicy, DenyRule, MAX_NESTING_DEPTH, OutsidePath, Redirect,
     RedirectDirection, RiskKind, RiskWarning, SimpleCommand, Verdict, Word, command_matches_prefix,
+    normalize as normalize_path,
 };
 pub use sandbox::{
     NetworkAccess, SandboxError, SandboxPolicy, SandboxStatus, WRITABLE_DEVICES, sandbox_support,

@@ -16,7 +16,7 @@ mod wrappers;
 use std::path::PathBuf;
 
 pub use parse::{Redirect, RedirectDirection, SimpleCommand};
-pub use paths::OutsidePath;
+pub use paths::{OutsidePath, normalize};
 pub use prefix::command_matches_prefix;
 pub use rules::{DenyRule, RiskKind};
 pub use words::Word;

@@ -53,7 +53,7 @@ pub(crate) fn is_block_device(path: &str) -> bool {
 }
 
 /// `.` and `..` resolved without touching the filesystem (`/a/b/../c` → `/a/c`; `/..` → `/`).
-pub(crate) fn normalize(path: &Path) -> PathBuf {
+pub fn normalize(path: &Path) -> PathBuf {
     let mut normalized = PathBuf::new();
     for component in path.components() {
         match component {

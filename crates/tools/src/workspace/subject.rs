@@ -1,8 +1,9 @@
 //! What permission rules see of the paths a call touches.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use toolhost_core::SubjectPath;
+use toolhost_exec::normalize_path;
 
 use super::{Access, Workspace};
 
@@ -17,7 +18,7 @@ impl Workspace {
         let Ok(spelled) = self.absolute(path) else {
             return Vec::new();
         };
-        let spelled = fold_dots(&spelled);
+        let spelled = normalize_path(&spelled);
         let mut paths = vec![self.subject_path(&spelled)];
         if let Ok(resolved) = self.resolve(path, access)
             && resolved.as_path() != spelled
@@ -42,28 +43,18 @@ impl Workspace {
     }
 }
 
-/// `a/./b/../c` → `a/c`, on the text alone (symlinks are the resolved form's business).
-fn fold_dots(path: &Path) -> PathBuf {
-    let mut folded = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                folded.pop();
-            }
-            Component::Normal(name) => folded.push(name),
-            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
-        }
-    }
-    folded
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::path::Path;
+
+    use super::normalize_path;
 
     #[test]
     fn dots_fold_without_leaving_the_root() {
-        assert_eq!(fold_dots(Path::new("/w/a/./b/../c")), Path::new("/w/a/c"));
-        assert_eq!(fold_dots(Path::new("/w/../../x")), Path::new("/x"));
+        assert_eq!(
+            normalize_path(Path::new("/w/a/./b/../c")),
+            Path::new("/w/a/c")
+        );
+        assert_eq!(normalize_path(Path::new("/w/../../x")), Path::new("/x"));
     }
 }
