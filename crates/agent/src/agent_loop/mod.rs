@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
-use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry};
+use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
@@ -48,6 +48,9 @@ const MAX_IMITATION_NOTES: usize = 2;
 pub struct AgentLoop {
     provider: Arc<dyn ModelProvider>,
     registry: Arc<ToolRegistry>,
+    /// The registry's specs, taken once: every turn offers this same set, so the provider
+    /// renders it once.
+    tools: Arc<[ToolSpec]>,
     system_prompt: String,
     max_iterations: usize,
     max_output_tokens: Option<u32>,
@@ -83,9 +86,11 @@ impl AgentLoop {
             session_id: None,
             model: Some(provider.model().to_owned()),
         };
+        let tools = registry.specs().into();
         Self {
             provider,
             registry,
+            tools,
             system_prompt: system_prompt.into(),
             max_iterations: DEFAULT_MAX_ITERATIONS,
             max_output_tokens: None,
@@ -255,7 +260,7 @@ impl AgentLoop {
         let request = ModelRequest {
             system: self.system_prompt.clone(),
             messages: messages.to_vec(),
-            tools: self.registry.specs(),
+            tools: Arc::clone(&self.tools),
             max_output_tokens: self.max_output_tokens,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));
