@@ -32,6 +32,7 @@ pub mod hooks;
 pub mod model_choice;
 mod permissions;
 mod provider_connect;
+pub mod session_record;
 pub mod system_prompt;
 pub mod tool_set;
 

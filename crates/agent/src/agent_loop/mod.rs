@@ -7,11 +7,13 @@
 mod events;
 mod repeats;
 mod tool_batch;
+mod transcript;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
 use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
@@ -19,6 +21,7 @@ use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use repeats::REPEATED_CALL_NOTE;
+pub use transcript::{Recorded, Transcript};
 
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
@@ -44,6 +47,33 @@ pub const IMITATED_TOOL_NOTE: &str = "[toolhost] That reply is not an answer: it
 /// How many times a run tells the model its answer imitated a tool result.
 const MAX_IMITATION_NOTES: usize = 2;
 
+/// What a run has so far.
+struct RunState<'a> {
+    messages: Vec<Message>,
+    transcript: Option<&'a dyn Transcript>,
+    usage: Usage,
+    turns: usize,
+    model_time: Duration,
+}
+
+impl RunState<'_> {
+    /// Adds `message` to the conversation, recorded first.
+    fn push(&mut self, message: Message, details: Option<&Value>) -> Result<(), RunOutcome> {
+        if let Some(transcript) = self.transcript {
+            transcript
+                .record(Recorded::Message {
+                    message: &message,
+                    details,
+                })
+                .map_err(|error| RunOutcome::Failed {
+                    error: format!("the session could not be saved: {error}"),
+                })?;
+        }
+        self.messages.push(message);
+        Ok(())
+    }
+}
+
 /// An agent: a model, the tools it is offered, and how it is told to work.
 pub struct AgentLoop {
     provider: Arc<dyn ModelProvider>,
@@ -55,6 +85,7 @@ pub struct AgentLoop {
     max_iterations: usize,
     max_output_tokens: Option<u32>,
     session: Arc<SessionInfo>,
+    transcript: Option<Arc<dyn Transcript>>,
 }
 
 /// What a run produced.
@@ -95,6 +126,7 @@ impl AgentLoop {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             max_output_tokens: None,
             session: Arc::new(session),
+            transcript: None,
         }
     }
 
@@ -122,6 +154,13 @@ impl AgentLoop {
         self
     }
 
+    /// Keeps every message the run adds in `transcript` before the next model request.
+    #[must_use]
+    pub fn transcript(mut self, transcript: Arc<dyn Transcript>) -> Self {
+        self.transcript = Some(transcript);
+        self
+    }
+
     /// The tools offered.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.registry
@@ -145,75 +184,103 @@ impl AgentLoop {
             .await;
     }
 
-    /// Runs the conversation `messages` (ending with the user's message) until it ends.
+    /// Runs the conversation `messages` (ending with the user's message) until it ends. The
+    /// given messages are the caller's to record; the run records what it adds.
     pub async fn run(
         &self,
-        mut messages: Vec<Message>,
+        messages: Vec<Message>,
         events: AgentEventSink,
         cancel: CancellationToken,
     ) -> RunReport {
         let started = Instant::now();
-        let mut usage = Usage::default();
-        let mut turns = 0;
-        let mut model_time = Duration::ZERO;
-        let mut repeats = RepeatedCalls::default();
-        let mut imitation_notes = 0;
+        let mut run = RunState {
+            messages,
+            transcript: self.transcript.as_deref(),
+            usage: Usage::default(),
+            turns: 0,
+            model_time: Duration::ZERO,
+        };
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
             provider: self.provider.name().to_owned(),
             model: self.provider.model().to_owned(),
             tools: self.registry.names(),
         });
-        let outcome = loop {
+        let outcome = match self.turns(&mut run, &events, &cancel).await {
+            Ok(outcome) | Err(outcome) => outcome,
+        };
+        events(AgentEvent::RunEnd {
+            outcome: outcome.clone(),
+            turns: run.turns,
+            usage: run.usage,
+        });
+        RunReport {
+            outcome,
+            messages: run.messages,
+            turns: run.turns,
+            usage: run.usage,
+            duration: started.elapsed(),
+            model_time: run.model_time,
+        }
+    }
+
+    /// Model turns until the run ends; `Err` is an end too (a failure to record, mostly),
+    /// so that `?` can end it.
+    async fn turns(
+        &self,
+        run: &mut RunState<'_>,
+        events: &AgentEventSink,
+        cancel: &CancellationToken,
+    ) -> Result<RunOutcome, RunOutcome> {
+        let mut repeats = RepeatedCalls::default();
+        let mut imitation_notes = 0;
+        loop {
             if cancel.is_cancelled() {
-                break RunOutcome::Cancelled;
+                return Ok(RunOutcome::Cancelled);
             }
-            turns += 1;
-            events(AgentEvent::TurnStart { turn: turns });
+            run.turns += 1;
+            events(AgentEvent::TurnStart { turn: run.turns });
             let asked = Instant::now();
-            let response = self.ask_model(&messages, &events, &cancel).await;
-            model_time += asked.elapsed();
-            let response = match response {
-                Ok(response) => response,
-                Err(outcome) => break outcome,
-            };
-            usage += response.usage;
+            let response = self.ask_model(&run.messages, events, cancel).await;
+            run.model_time += asked.elapsed();
+            let response = response?;
+            run.usage += response.usage;
             events(AgentEvent::AssistantMessage {
                 message: response.clone(),
             });
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
-            messages.push(Message::Assistant(response));
+            run.push(Message::Assistant(response), None)?;
             if calls.is_empty() {
                 let imitates_a_tool = IMITATED_TOOL_MARKUP
                     .iter()
                     .any(|markup| text.contains(markup));
                 if imitates_a_tool
                     && imitation_notes < MAX_IMITATION_NOTES
-                    && turns < self.max_iterations
+                    && run.turns < self.max_iterations
                 {
                     imitation_notes += 1;
-                    messages.push(Message::user(IMITATED_TOOL_NOTE));
+                    run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
                     continue;
                 }
-                break RunOutcome::Answered { text };
+                return Ok(RunOutcome::Answered { text });
             }
-            if turns >= self.max_iterations {
+            if run.turns >= self.max_iterations {
                 // Every call needs a result, or the conversation cannot go on later.
                 for call in &calls {
                     let result = self.registry.reject_call(
                         &call.id,
                         &call.name,
-                        format!("not run: the run reached its limit of {turns} turns"),
+                        format!("not run: the run reached its limit of {} turns", run.turns),
                     );
-                    messages.push(Message::ToolResult(ToolResultMessage::from(&result)));
+                    run.push(Message::ToolResult(ToolResultMessage::from(&result)), None)?;
                 }
-                break RunOutcome::MaxIterations {
+                return Ok(RunOutcome::MaxIterations {
                     limit: self.max_iterations,
-                };
+                });
             }
             let finished =
-                run_tool_calls(&self.registry, &calls, &self.session, &events, &cancel).await;
+                run_tool_calls(&self.registry, &calls, &self.session, events, cancel).await;
             let stop =
                 finished
                     .iter()
@@ -225,27 +292,14 @@ impl AgentLoop {
             for (call, done) in calls.iter().zip(&finished) {
                 let mut result = ToolResultMessage::from(&done.result);
                 repeats.note(call, &mut result);
-                messages.push(Message::ToolResult(result));
+                run.push(Message::ToolResult(result), done.result.details.as_ref())?;
             }
             if cancel.is_cancelled() {
-                break RunOutcome::Cancelled;
+                return Ok(RunOutcome::Cancelled);
             }
             if let Some(stop) = stop {
-                break stop;
+                return Ok(stop);
             }
-        };
-        events(AgentEvent::RunEnd {
-            outcome: outcome.clone(),
-            turns,
-            usage,
-        });
-        RunReport {
-            outcome,
-            messages,
-            turns,
-            usage,
-            duration: started.elapsed(),
-            model_time,
         }
     }
 
