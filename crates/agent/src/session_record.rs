@@ -262,13 +262,19 @@ impl Transcript for RecordedSession {
                 tokens_before,
                 files_read,
                 files_modified,
-            } => EntryKind::Compaction(Compaction {
-                summary: summary.to_owned(),
-                first_kept: self.first_kept(kept_messages).map_err(|e| e.to_string())?,
-                tokens_before,
-                files_read: files_read.iter().map(Into::into).collect(),
-                files_modified: files_modified.iter().map(Into::into).collect(),
-            }),
+                usage,
+            } => {
+                self.store()
+                    .add_usage(&self.id, usage)
+                    .map_err(|error| error.to_string())?;
+                EntryKind::Compaction(Compaction {
+                    summary: summary.to_owned(),
+                    first_kept: self.first_kept(kept_messages).map_err(|e| e.to_string())?,
+                    tokens_before,
+                    files_read: files_read.iter().map(Into::into).collect(),
+                    files_modified: files_modified.iter().map(Into::into).collect(),
+                })
+            }
         };
         self.append(&kind).map_err(|error| error.to_string())
     }

@@ -249,6 +249,7 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              paths = []\n\
              \n[agent]\n\
              max_iterations = 50                      # built-in default\n\
+             compact_at = 0.8                         # built-in default\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\

@@ -366,3 +366,80 @@ fn a_run_killed_at_random_moments_resumes_from_what_it_committed() {
         }
     }
 }
+
+#[test]
+fn a_conversation_past_the_window_share_is_compacted_and_resumes_compacted() {
+    let fixture = Fixture::new();
+    let model = fixture.model(vec![
+        // 600 of a 1000-token window after the first response; compacting at 0.5.
+        Reply::tool_call("call_1", "Read", json!({"path": "hello.txt"}))
+            .with_usage(600, 10, 0)
+            .into(),
+        Reply::text("The user asked what hello.txt says; it was read.").into(),
+        Reply::text("It says hello.").into(),
+        Reply::text("Still hello.").into(),
+    ]);
+    write_file(
+        fixture.dirs.project_config(),
+        format!(
+            "[providers.mock]\napi = \"openai-chat\"\nbase_url = \"{}\"\n\
+             api_key_env = \"MOCK_MODEL_KEY\"\nmodel = \"mock-model\"\ncontext_window = 1000\n\n\
+             [agent]\nprovider = \"mock\"\ncompact_at = 0.5\n",
+            model.openai_base_url()
+        ),
+    );
+    let output = fixture
+        .run(&model, &["--output-format", "stream-json", "What does hello.txt say?"])
+        .env("MOCK_MODEL_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("\"compact_boundary\""), "{stdout}");
+
+    let requests = model.requests();
+    // The second request is the summary's: its own instructions, the conversation as text,
+    // no tools.
+    let summary_request = &requests[1].body;
+    assert!(summary_request.get("tools").is_none());
+    let asked = sent_messages(summary_request);
+    assert!(asked[0].1.contains("summarise"), "{asked:?}");
+    assert!(asked[1].1.contains("What does hello.txt say?"), "{asked:?}");
+    // Then the conversation goes on from the summary, the call and its result kept whole.
+    let after = sent_messages(&requests[2].body);
+    let roles: Vec<&str> = after.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool"], "{after:?}");
+    assert!(after[1].1.contains("was compacted"), "{after:?}");
+    assert!(after[1].1.contains("it was read"), "{after:?}");
+    assert_eq!(after[2].1, "call call_1");
+
+    // The store has the compaction; a resume reads the summary, not the first prompt.
+    let store = fixture.store();
+    let session = &store.list(1, 0).unwrap()[0];
+    let compaction = store
+        .conversation(&session.id)
+        .unwrap()
+        .into_iter()
+        .find_map(|entry| match entry.kind {
+            EntryKind::Compaction(compaction) => Some(compaction),
+            _ => None,
+        })
+        .expect("a compaction entry");
+    assert!(compaction.first_kept.is_some());
+    drop(store);
+    let output = fixture
+        .run(&model, &["--continue", "And now?"])
+        .env("MOCK_MODEL_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let resumed = sent_messages(&model.requests()[3].body);
+    let roles: Vec<&str> = resumed.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "user"],
+        "{resumed:?}"
+    );
+    assert!(resumed[1].1.contains("was compacted"), "{resumed:?}");
+    assert_eq!(resumed[5].1, "And now?");
+}

@@ -4,6 +4,7 @@
 //!
 //! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink.
 
+pub mod compaction;
 mod events;
 mod repeats;
 mod tool_batch;
@@ -23,6 +24,10 @@ pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use repeats::REPEATED_CALL_NOTE;
 pub use transcript::{Recorded, Transcript};
 
+use compaction::{
+    Compacted, CompactionError, CompactionPolicy, DEFAULT_COMPACT_AT, DEFAULT_CONTEXT_WINDOW,
+    estimate_tokens,
+};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
 
@@ -54,6 +59,9 @@ struct RunState<'a> {
     usage: Usage,
     turns: usize,
     model_time: Duration,
+    /// The conversation's size in tokens as the provider last counted it, and how many
+    /// messages that count covered.
+    measured: Option<(u64, usize)>,
 }
 
 impl RunState<'_> {
@@ -86,6 +94,7 @@ pub struct AgentLoop {
     max_output_tokens: Option<u32>,
     session: Arc<SessionInfo>,
     transcript: Option<Arc<dyn Transcript>>,
+    compaction: CompactionPolicy,
 }
 
 /// What a run produced.
@@ -118,6 +127,10 @@ impl AgentLoop {
             model: Some(provider.model().to_owned()),
         };
         let tools = registry.specs().into();
+        let compaction = CompactionPolicy {
+            context_window: provider.context_window().unwrap_or(DEFAULT_CONTEXT_WINDOW),
+            compact_at: DEFAULT_COMPACT_AT,
+        };
         Self {
             provider,
             registry,
@@ -127,6 +140,7 @@ impl AgentLoop {
             max_output_tokens: None,
             session: Arc::new(session),
             transcript: None,
+            compaction,
         }
     }
 
@@ -159,6 +173,88 @@ impl AgentLoop {
     pub fn transcript(mut self, transcript: Arc<dyn Transcript>) -> Self {
         self.transcript = Some(transcript);
         self
+    }
+
+    /// Compacts the conversation past this share of the context window (0: never), instead
+    /// of [`DEFAULT_COMPACT_AT`](compaction::DEFAULT_COMPACT_AT).
+    #[must_use]
+    pub fn compact_at(mut self, share: f64) -> Self {
+        self.compaction.compact_at = share;
+        self
+    }
+
+    /// When the conversation is compacted.
+    pub fn compaction_policy(&self) -> CompactionPolicy {
+        self.compaction
+    }
+
+    /// Compacts `messages` now (`/compact [instructions]`), recorded in the transcript: the
+    /// conversation to go on with, or why it could not be compacted (it is unchanged then).
+    pub async fn compact_now(
+        &self,
+        messages: &[Message],
+        instructions: Option<&str>,
+        events: &AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<Compacted, CompactionError> {
+        self.compact(messages, "manual", instructions, events, cancel)
+            .await
+    }
+
+    async fn compact(
+        &self,
+        messages: &[Message],
+        trigger: &'static str,
+        instructions: Option<&str>,
+        events: &AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<Compacted, CompactionError> {
+        let automatic = trigger == "auto";
+        events(AgentEvent::CompactionStart {
+            trigger,
+            tokens_before: estimate_tokens(messages),
+        });
+        if automatic {
+            self.session_event(SessionEvent::AutoCompactionStart).await;
+        }
+        let mut compacted = compaction::compact(
+            &*self.provider,
+            &self.registry,
+            messages,
+            &self.compaction,
+            instructions,
+            cancel,
+        )
+        .await;
+        if let (Ok(done), Some(transcript)) = (&compacted, &self.transcript) {
+            let recorded = transcript.record(Recorded::Compaction {
+                summary: &done.summary,
+                kept_messages: done.kept_messages,
+                tokens_before: done.tokens_before,
+                files_read: &done.files_read,
+                files_modified: &done.files_modified,
+                usage: done.usage,
+            });
+            if let Err(error) = recorded {
+                compacted = Err(CompactionError::NotSaved(error));
+            }
+        }
+        events(match &compacted {
+            Ok(done) => AgentEvent::CompactionEnd {
+                kept_messages: done.kept_messages,
+                tokens_after: estimate_tokens(&done.messages),
+                error: None,
+            },
+            Err(error) => AgentEvent::CompactionEnd {
+                kept_messages: 0,
+                tokens_after: estimate_tokens(messages),
+                error: Some(error.to_string()),
+            },
+        });
+        if automatic {
+            self.session_event(SessionEvent::AutoCompactionEnd).await;
+        }
+        compacted
     }
 
     /// The tools offered.
@@ -199,6 +295,7 @@ impl AgentLoop {
             usage: Usage::default(),
             turns: 0,
             model_time: Duration::ZERO,
+            measured: None,
         };
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
@@ -238,6 +335,7 @@ impl AgentLoop {
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
             }
+            self.compact_if_full(run, events, cancel).await;
             run.turns += 1;
             events(AgentEvent::TurnStart { turn: run.turns });
             let asked = Instant::now();
@@ -245,6 +343,10 @@ impl AgentLoop {
             run.model_time += asked.elapsed();
             let response = response?;
             run.usage += response.usage;
+            run.measured = Some((
+                response.usage.input_tokens + response.usage.output_tokens,
+                run.messages.len() + 1,
+            ));
             events(AgentEvent::AssistantMessage {
                 message: response.clone(),
             });
@@ -300,6 +402,37 @@ impl AgentLoop {
             if let Some(stop) = stop {
                 return Ok(stop);
             }
+        }
+    }
+
+    /// Compacts the conversation when it has passed the policy's share of the window: its
+    /// size is the last response's tokens (what the provider counted), plus an estimate of
+    /// the messages since. A failed compaction is told and the run goes on.
+    async fn compact_if_full(
+        &self,
+        run: &mut RunState<'_>,
+        events: &AgentEventSink,
+        cancel: &CancellationToken,
+    ) {
+        let Some(threshold) = self.compaction.threshold() else {
+            return;
+        };
+        let size = match run.measured {
+            Some((tokens, upto)) => {
+                tokens + estimate_tokens(&run.messages[upto.min(run.messages.len())..])
+            }
+            None => estimate_tokens(&run.messages) + self.system_prompt.len() as u64 / 4,
+        };
+        if size <= threshold {
+            return;
+        }
+        let compacted = self
+            .compact(&run.messages, "auto", None, events, cancel.clone())
+            .await;
+        if let Ok(done) = compacted {
+            run.usage += done.usage;
+            run.messages = done.messages;
+            run.measured = None;
         }
     }
 

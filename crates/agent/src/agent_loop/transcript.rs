@@ -6,7 +6,7 @@
 //! the run: going on would make a session that cannot be resumed as it was.
 
 use serde_json::Value;
-use toolhost_core::conversation::Message;
+use toolhost_core::conversation::{Message, Usage};
 
 /// What the loop records.
 #[derive(Clone, Copy, Debug)]
@@ -32,6 +32,8 @@ pub enum Recorded<'a> {
         files_read: &'a [String],
         /// Files the summarised part changed.
         files_modified: &'a [String],
+        /// What the summary cost (no response entry carries it).
+        usage: Usage,
     },
 }
 

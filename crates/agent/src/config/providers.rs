@@ -54,6 +54,7 @@ pub(super) struct FileAgentSettings {
     provider: Option<Spanned<String>>,
     model: Option<Spanned<String>>,
     max_iterations: Option<Spanned<usize>>,
+    compact_at: Option<Spanned<f64>>,
 }
 
 /// A configured model provider, before its key is read from the environment.
@@ -99,7 +100,7 @@ pub struct ProviderTimeouts {
 }
 
 /// `[agent]`: the defaults of `toolhost run` and `toolhost chat`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentSettings {
     /// The provider to ask (a `[providers.NAME]`, or `openai` / `anthropic` from the
     /// conventional environment variables).
@@ -108,6 +109,8 @@ pub struct AgentSettings {
     pub model: Option<String>,
     /// The most model turns per run (R25).
     pub max_iterations: Option<usize>,
+    /// Compact the conversation past this share of the context window (0: never).
+    pub compact_at: Option<f64>,
 }
 
 /// `[providers.NAME]` checked: a known `api`, an `http(s)` base URL, timeouts over zero.
@@ -185,6 +188,19 @@ pub(super) fn agent_settings(
         }
         set.push(("agent.max_iterations", limit.span().start));
         into.max_iterations = Some(limit.into_inner());
+    }
+    if let Some(share) = file.compact_at {
+        if !(0.0..=1.0).contains(share.get_ref()) {
+            return Err((
+                share.span().start,
+                format!(
+                    "agent.compact_at is a share of the context window, from 0 (never compact)                      to 1, such as 0.8; {} is not one",
+                    share.get_ref()
+                ),
+            ));
+        }
+        set.push(("agent.compact_at", share.span().start));
+        into.compact_at = Some(share.into_inner());
     }
     Ok(set)
 }

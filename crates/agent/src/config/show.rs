@@ -195,6 +195,11 @@ fn providers(out: &mut String, config: &Config) {
         None => (crate::agent_loop::DEFAULT_MAX_ITERATIONS, None),
     };
     line(out, &format!("max_iterations = {iterations}"), source);
+    let (share, source) = match settings.compact_at {
+        Some(share) => (share, config.source_of("agent.compact_at")),
+        None => (crate::agent_loop::compaction::DEFAULT_COMPACT_AT, None),
+    };
+    line(out, &format!("compact_at = {share}"), source);
     for (name, entry) in &config.providers {
         let _ = writeln!(out, "\n[providers.{}]  # {}", quote(name), entry.origin);
         let _ = writeln!(out, "api = {}", quote(entry.api.as_str()));

@@ -142,6 +142,17 @@ impl EventWriter {
                 "error": reason,
                 "session_id": session_id,
             }),
+            AgentEvent::CompactionEnd {
+                error: None,
+                kept_messages,
+                tokens_after,
+            } => json!({
+                "type": "system",
+                "subtype": "compact_boundary",
+                "kept_messages": kept_messages,
+                "tokens_after": tokens_after,
+                "session_id": session_id,
+            }),
             _ => return None,
         })
     }
@@ -273,6 +284,13 @@ fn text_progress(event: &AgentEvent) {
         AgentEvent::ToolCallEnd { result } if result.is_error => {
             eprintln!("  ✗ {}", one_line(&result.text(), 160));
         }
+        AgentEvent::CompactionStart {
+            trigger,
+            tokens_before,
+        } => eprintln!("  compacting the conversation ({trigger}, ~{tokens_before} tokens)…"),
+        AgentEvent::CompactionEnd {
+            error: Some(error), ..
+        } => eprintln!("  ✗ compaction failed, going on without: {error}"),
         AgentEvent::RetryStart {
             attempt,
             delay,
