@@ -90,6 +90,35 @@ impl SessionStore {
         )
     }
 
+    /// The provider and model of the session's latest turn context or model change (every
+    /// branch considered: the latest appended), if it has one.
+    pub fn latest_model(
+        &self,
+        session: &SessionId,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        self.require_session(session)?;
+        let latest = self
+            .connection
+            .prepare_cached(
+                "SELECT id, payload FROM entries WHERE session_id = ?1 \
+                 AND kind IN ('turn_context', 'model_change') ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row([session.as_str()], |row| {
+                Ok((EntryId(row.get(0)?), row.get::<_, String>(1)?))
+            })
+            .optional()?;
+        let Some((id, payload)) = latest else {
+            return Ok(None);
+        };
+        let kind: EntryKind = serde_json::from_str(&payload)
+            .map_err(|source| StoreError::Payload { entry: id, source })?;
+        Ok(match kind {
+            EntryKind::TurnContext(context) => Some((context.provider, context.model)),
+            EntryKind::ModelChange { provider, model } => Some((provider, model)),
+            _ => None,
+        })
+    }
+
     fn insert(
         &mut self,
         session: &SessionId,

@@ -178,13 +178,7 @@ impl SessionStore {
         if id_or_prefix.is_empty() {
             return Err(StoreError::SessionNotFound(String::new()));
         }
-        let mut matches = self.sessions(
-            &format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions s \
-                 WHERE substr(s.id, 1, length(?1)) = ?1 ORDER BY s.id LIMIT 3"
-            ),
-            params![id_or_prefix],
-        )?;
+        let mut matches = self.find_by_prefix(id_or_prefix, 3)?;
         match matches.len() {
             0 => Err(StoreError::SessionNotFound(id_or_prefix.to_owned())),
             1 => Ok(matches.remove(0)),
@@ -197,6 +191,37 @@ impl SessionStore {
                     .join(", "),
             }),
         }
+    }
+
+    /// Sessions whose id starts with `prefix`, in id order (so oldest first), at most `limit`.
+    pub fn find_by_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Session>, StoreError> {
+        self.sessions(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s \
+                 WHERE substr(s.id, 1, length(?1)) = ?1 ORDER BY s.id LIMIT ?2"
+            ),
+            params![prefix, to_i64(limit as u64)],
+        )
+    }
+
+    /// Sessions that ran in `workspace` (compared as stored), the most recently changed first.
+    pub fn list_in_workspace(
+        &self,
+        workspace: &Path,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Session>, StoreError> {
+        self.sessions(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.workspace = ?1 \
+                 ORDER BY s.updated_at DESC, s.id DESC LIMIT ?2 OFFSET ?3"
+            ),
+            params![
+                workspace.to_string_lossy(),
+                to_i64(limit as u64),
+                to_i64(offset as u64)
+            ],
+        )
     }
 
     /// Sessions, the most recently changed first.
