@@ -12,8 +12,8 @@ use toolhost_core::conversation::Usage;
 
 use crate::schema;
 use crate::{EntryId, NewSession, Session, SessionId, SessionStatus, SpawnedBy, StoreError};
-pub use checkpoint::CHECKPOINT_EVERY;
 use checkpoint::Checkpointer;
+pub use checkpoint::{CHECKPOINT_EVERY, LOG_LIMIT_PAGES};
 
 /// How long a write waits for another process's write to finish before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -105,10 +105,8 @@ impl StoreOptions {
         connection.pragma_update(None, "synchronous", self.synchronous.pragma())?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut connection, path, version)?;
-        let checkpointer = Checkpointer::start(path);
-        if checkpointer.is_some() {
-            connection.pragma_update(None, "wal_autocheckpoint", checkpoint::BACKSTOP_PAGES)?;
-        }
+        connection.pragma_update(None, "journal_size_limit", checkpoint::JOURNAL_SIZE_LIMIT)?;
+        let checkpointer = Checkpointer::start(path, &mut connection);
         Ok(SessionStore {
             checkpointer,
             connection,
