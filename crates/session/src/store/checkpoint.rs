@@ -9,13 +9,12 @@
 //! - every [`CHECKPOINT_EVERY`] commits the writer wakes this thread, whose own connection
 //!   runs a passive checkpoint (it never blocks a writer);
 //! - a passive checkpoint never lets the log start over while appends keep coming (it copies
-//!   what was there when it began; by then more has come), so once the log holds
-//!   [`RESTART_PAGES`] the thread follows it with a `RESTART` checkpoint: that one waits for
-//!   the writer's transaction, copies the few frames the passive one left, and makes the next
-//!   commit write the log from its start (the file is cut back to [`JOURNAL_SIZE_LIMIT`]);
-//! - if the log still reaches [`LOG_LIMIT_PAGES`] (the thread starved on a loaded machine),
-//!   the writer waits for that restart before it returns: the bound holds whatever the
-//!   scheduler does;
+//!   what was there when it began; by then more has come), so the commit that brings the log
+//!   to [`LOG_LIMIT_PAGES`] asks the thread for a `RESTART` checkpoint and waits for it: with
+//!   the writer waiting on the thread, and not on SQLite's busy handler, the restart copies
+//!   what the last passive checkpoint left, the next commit writes the log from its start,
+//!   and the bound holds whatever the scheduler does. (A restart the thread ran on its own
+//!   made the writer sleep in its busy handler: 1 ms, then 2, then 5…)
 //! - after [`IDLE_TRUNCATE`] without a wake-up, the thread truncates the log to nothing.
 //!
 //! Before, the thread's checkpoints and the writer's own automatic one (kept as a backstop)
@@ -34,17 +33,14 @@ use rusqlite::{Connection, OpenFlags};
 /// Commits between two passive checkpoints.
 pub const CHECKPOINT_EVERY: u32 = 50;
 
-/// The log's size, in pages, past which the thread makes it start over (8 MiB of 4 KiB
-/// pages: one restart every two hundred appends or so, so that the wait it may cost a commit
-/// stays out of the 99th percentile).
-pub const RESTART_PAGES: i32 = 2048;
-
-/// The log's size, in pages, at which a commit waits for the restart before it returns
-/// (16 MiB of 4 KiB pages).
+/// The log's size, in pages, at which a commit waits for the log to start over before it
+/// returns (16 MiB of 4 KiB pages: one commit in several hundred, out of the 99th
+/// percentile).
 pub const LOG_LIMIT_PAGES: i32 = 4096;
 
-/// What the log file is cut back to when it starts over (`PRAGMA journal_size_limit`).
-pub const JOURNAL_SIZE_LIMIT: i64 = 8 * 1024 * 1024;
+/// What the log file is cut back to when it starts over (`PRAGMA journal_size_limit`): a
+/// little over the limit, so that a log that keeps filling up reuses its file.
+pub const JOURNAL_SIZE_LIMIT: i64 = 17 * 1024 * 1024;
 
 /// How long the store must go without a checkpoint request before the log is truncated.
 pub const IDLE_TRUNCATE: Duration = Duration::from_secs(1);
@@ -53,7 +49,7 @@ pub const IDLE_TRUNCATE: Duration = Duration::from_secs(1);
 const RESTART_WAIT: Duration = Duration::from_secs(2);
 
 enum Request {
-    /// Copy what the log holds, restarting it if it is large.
+    /// Copy what the log holds into the database.
     Checkpoint,
     /// Restart the log now, then answer.
     Restart(SyncSender<()>),
@@ -179,11 +175,7 @@ fn checkpoint_loop(
         log_written = true;
         match request {
             Request::Checkpoint => {
-                if let Some((_, log, _)) = checkpoint(connection, "PASSIVE")
-                    && log >= RESTART_PAGES
-                {
-                    checkpoint(connection, "RESTART");
-                }
+                checkpoint(connection, "PASSIVE");
             }
             Request::Restart(answer) => {
                 checkpoint(connection, "PASSIVE");
