@@ -54,11 +54,6 @@ impl SessionChoiceError {
     }
 }
 
-/// The session store's file under `home`: `~/.toolhost/sessions.db`.
-pub fn default_store_path(home: &Path) -> std::path::PathBuf {
-    home.join(".toolhost").join("sessions.db")
-}
-
 /// The session side of a run, before the agent is assembled: the store is open, and an
 /// earlier session (`--continue`, `--resume`) is found, so that its provider and model can
 /// choose the agent's. A new session is created only by [`SessionOpening::start`], once the
@@ -141,21 +136,14 @@ impl SessionOpening {
 
 /// The session that changed last in `workspace`, if there is one.
 fn latest_in(store: &SessionStore, workspace: &Path) -> Result<Option<SessionId>, StoreError> {
-    const PAGE: usize = 100;
-    let mut offset = 0;
-    loop {
-        let page = store.list(PAGE, offset)?;
-        let found = page
-            .iter()
-            .find(|session| session.workspace.as_deref() == Some(workspace));
-        if let Some(session) = found {
-            return Ok(Some(session.id.clone()));
-        }
-        if page.len() < PAGE {
-            return Ok(None);
-        }
-        offset += PAGE;
-    }
+    let sessions = store.list_in_workspace(&canonical(workspace), 1, 0)?;
+    Ok(sessions.into_iter().next().map(|session| session.id))
+}
+
+/// The workspace as sessions are stored and listed: its canonical path, so that
+/// `--workspace ./x` and `--workspace /abs/x` find the same sessions.
+fn canonical(workspace: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf())
 }
 
 /// The longest title taken from a first prompt, in characters.
@@ -176,7 +164,7 @@ impl RecordedSession {
     ) -> Result<Self, StoreError> {
         let session = store.create_session(NewSession {
             title: Some(title_of(first_prompt)),
-            workspace: Some(workspace.to_path_buf()),
+            workspace: Some(canonical(workspace)),
             ..NewSession::default()
         })?;
         Ok(Self {

@@ -43,6 +43,19 @@ pub(super) fn render(config: &Config) -> String {
     agents(&mut out, config);
     providers(&mut out, config);
 
+    out.push_str("\n[sessions]\n");
+    match &config.sessions.path {
+        Some(path) => line(
+            &mut out,
+            &format!("path = {}", quote(&path.display().to_string())),
+            config.source_of("sessions.path"),
+        ),
+        None => out.push_str(&format!(
+            "# path = \"~/.toolhost/sessions.db\"       # {DEFAULT} ({} overrides it)\n",
+            crate::sessions::SESSIONS_DB_ENV
+        )),
+    }
+
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
     line(
@@ -235,6 +248,21 @@ fn providers(out: &mut String, config: &Config) {
         }
         if let Some(cache) = entry.prompt_cache {
             let _ = writeln!(out, "prompt_cache = {cache}");
+        }
+        if let Some(pricing) = &entry.pricing {
+            let mut prices = vec![
+                format!("input = {}", pricing.input),
+                format!("output = {}", pricing.output),
+            ];
+            for (key, value) in [
+                ("cached_input", pricing.cached_input),
+                ("cache_write", pricing.cache_write),
+            ] {
+                if let Some(value) = value {
+                    prices.push(format!("{key} = {value}"));
+                }
+            }
+            let _ = writeln!(out, "pricing = {{ {} }}", prices.join(", "));
         }
         for (header, value) in &entry.headers {
             let _ = writeln!(out, "headers.{} = {}", quote(header), quote(value));

@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 use toolhost_agent::agent_loop::{AgentEvent, Transcript};
 use toolhost_agent::assembly::{AgentSetup, AssemblyError};
 use toolhost_agent::model_choice::ModelFlags;
-use toolhost_agent::session_record::{
-    SessionChoice, SessionOpening, default_store_path, turn_context,
-};
+use toolhost_agent::pricing::provider_pricing;
+use toolhost_agent::session_record::{SessionChoice, SessionOpening, turn_context};
+use toolhost_agent::sessions;
 use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Message;
@@ -119,19 +119,21 @@ async fn run_agent(
     let approver = approval::approver_for_call(args.yes, from_stdin);
     let permissions = Permissions::from_config(config, workspace, approver)?;
     // The session first: a resumed one brings its provider and model.
-    let opening = match home.filter(|_| !args.no_session) {
+    let store = (!args.no_session).then(|| sessions::store_path(config, home));
+    let opening = match store {
         None => None,
-        Some(home) => {
-            let path = default_store_path(home);
-            match SessionOpening::open(&path, &args.session_choice(), workspace) {
-                Ok(opening) => Some(opening),
-                Err(error) if error.is_usage_error() => {
-                    eprintln!("error: {error}");
-                    return Ok(ExitCode::from(EXIT_USAGE));
-                }
-                Err(error) => return Err(error.into()),
-            }
+        Some(Err(error)) => {
+            tracing::warn!("this run is not kept as a session: {error}");
+            None
         }
+        Some(Ok(path)) => match SessionOpening::open(&path, &args.session_choice(), workspace) {
+            Ok(opening) => Some(opening),
+            Err(error) if error.is_usage_error() => {
+                eprintln!("error: {error}");
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+            Err(error) => return Err(error.into()),
+        },
     };
     let (provider, model) = match (
         args.provider,
@@ -191,6 +193,7 @@ async fn run_agent(
             session_id,
             cwd: workspace.display().to_string(),
             permission_mode: permissions.mode().to_string(),
+            pricing: provider_pricing(&assembled.provider.entry, &assembled.provider.model),
         },
         true,
     ));
