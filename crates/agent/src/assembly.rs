@@ -24,6 +24,9 @@ pub struct AssembledAgent {
     pub tools: ToolSet,
     /// What the system prompt was made of.
     pub prompt: SystemPromptInputs,
+    /// The tools offered before the permission mode filtered them (`for_mode`): what a
+    /// switch of mode filters again.
+    pub offered: Arc<ToolRegistry>,
     /// The provider and model asked.
     pub provider: ChosenProvider,
 }
@@ -146,19 +149,20 @@ impl<'a> AgentSetup<'a> {
             .build()
             .await?;
         let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {
-            Ok(offered) => offered.for_mode(self.permissions.mode()),
+            Ok(offered) => Arc::new(offered),
             Err(error) => {
                 tools.mcp.shutdown().await;
                 return Err(error);
             }
         };
+        let for_mode = offered.for_mode(self.permissions.mode());
         let prompt =
-            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), offered.names());
+            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), for_mode.names());
         let max_iterations = self
             .max_iterations
             .or(self.config.agent_settings.max_iterations)
             .unwrap_or(DEFAULT_MAX_ITERATIONS);
-        let mut agent = AgentLoop::new(provider, Arc::new(offered), prompt.render())
+        let mut agent = AgentLoop::new(provider, Arc::new(for_mode), prompt.render())
             .max_iterations(max_iterations)
             .max_output_tokens(chosen.entry.max_output_tokens);
         if let Some(share) = self.config.agent_settings.compact_at {
@@ -168,6 +172,7 @@ impl<'a> AgentSetup<'a> {
             agent,
             tools,
             prompt,
+            offered,
             provider: chosen,
         })
     }

@@ -27,6 +27,7 @@
 pub mod agent_loop;
 pub mod assembly;
 mod audit_file;
+pub mod chat;
 pub mod config;
 pub mod hooks;
 pub mod model_choice;

@@ -97,6 +97,11 @@ impl SessionOpening {
         Ok(opening)
     }
 
+    /// Whether it goes on with an earlier session.
+    pub fn is_resumed(&self) -> bool {
+        self.earlier.is_some()
+    }
+
     /// The provider and model the earlier session was using at its leaf.
     pub fn model(&self) -> Option<&(String, String)> {
         self.earlier
@@ -205,6 +210,64 @@ impl RecordedSession {
     /// Records a message the caller adds (the user's prompt).
     pub fn record_message(&self, message: &Message) -> Result<(), StoreError> {
         self.append(&message_entry(message, None))
+    }
+
+    /// Records that the model changed from here on.
+    pub fn record_model_change(&self, provider: &str, model: &str) -> Result<(), StoreError> {
+        self.append(&EntryKind::ModelChange {
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+        })
+    }
+
+    /// Records that the permission mode changed from here on.
+    pub fn record_mode_change(
+        &self,
+        mode: toolhost_core::permission::PermissionMode,
+    ) -> Result<(), StoreError> {
+        self.append(&EntryKind::ModeChange { mode })
+    }
+
+    /// The user's messages on the path to the leaf, oldest first: where `/branch` can go back
+    /// to.
+    pub fn user_turns(&self) -> Result<Vec<(toolhost_session::EntryId, String)>, StoreError> {
+        let path = self.store().conversation(&self.id)?;
+        Ok(path
+            .into_iter()
+            .filter_map(|entry| match entry.kind {
+                EntryKind::UserMessage { content } => {
+                    let text = content
+                        .iter()
+                        .filter_map(ContentBlock::as_text)
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    Some((entry.id, text))
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// Moves the leaf to just before the user message `entry`: the next message starts a new
+    /// branch there, and the old branch stays in the tree. The conversation to go on with.
+    pub fn branch_before(
+        &self,
+        entry: toolhost_session::EntryId,
+    ) -> Result<Vec<Message>, StoreError> {
+        let path = self.store().conversation(&self.id)?;
+        // The session's first entry is its turn context, so a user message always has a
+        // parent to branch from.
+        let parent = path
+            .iter()
+            .position(|on_path| on_path.id == entry)
+            .and_then(|at| at.checked_sub(1))
+            .map(|parent| path[parent].id)
+            .ok_or(StoreError::EntryNotInSession {
+                session: self.id.clone(),
+                entry,
+            })?;
+        self.store().branch_from(&self.id, parent)?;
+        Ok(self.store().resume(&self.id)?.messages)
     }
 
     /// Marks how the run ended.

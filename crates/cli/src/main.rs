@@ -55,6 +55,8 @@ enum Command {
     Serve(commands::serve::ServeArgs),
     /// Run the agent on one prompt, headless: the answer on stdout (or JSON events).
     Run(commands::run::RunArgs),
+    /// An interactive session with the agent in the terminal (line mode).
+    Chat(commands::chat::ChatArgs),
     /// The configured MCP servers: list, get, add, remove, test.
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -157,6 +159,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let home = std::env::var_os("HOME").map(PathBuf::from);
             commands::run::run(&workspace, home.as_deref(), &config, &agent()?, args)
+        }
+        Command::Chat(args) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            commands::chat::run(&workspace, home.as_deref(), &config, &agent()?, args)
         }
         Command::Sessions(command) => {
             let home = std::env::var_os("HOME").map(PathBuf::from);

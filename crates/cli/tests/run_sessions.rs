@@ -346,7 +346,11 @@ fn a_run_killed_at_random_moments_resumes_from_what_it_committed() {
         assert_eq!(sent[0].0, "system");
         // Killed between creating the session and committing the prompt: the session is
         // empty, and the resumed run starts from its own prompt.
-        let first = if committed_messages == 0 { "go on" } else { prompt.as_str() };
+        let first = if committed_messages == 0 {
+            "go on"
+        } else {
+            prompt.as_str()
+        };
         assert_eq!(sent[1], ("user".to_owned(), first.to_owned()));
         assert_eq!(
             sent.last().unwrap(),

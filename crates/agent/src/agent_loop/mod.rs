@@ -257,6 +257,36 @@ impl AgentLoop {
         compacted
     }
 
+    /// From now on, keeps the run's messages in `transcript` (or nowhere).
+    pub fn set_transcript(&mut self, transcript: Option<Arc<dyn Transcript>>) {
+        self.transcript = transcript;
+    }
+
+    /// From now on, asks `provider` (`/model`).
+    pub fn set_provider(&mut self, provider: Arc<dyn ModelProvider>) {
+        self.compaction.context_window =
+            provider.context_window().unwrap_or(DEFAULT_CONTEXT_WINDOW);
+        self.session = Arc::new(SessionInfo {
+            session_id: self.session.session_id.clone(),
+            model: Some(provider.model().to_owned()),
+        });
+        self.provider = provider;
+    }
+
+    /// From now on, offers the tools of `registry` (`/mode` changes what a mode offers).
+    pub fn set_registry(&mut self, registry: Arc<ToolRegistry>) {
+        self.tools = registry.specs().into();
+        self.registry = registry;
+    }
+
+    /// From now on, the calls belong to session `id`.
+    pub fn set_session_id(&mut self, id: impl Into<String>) {
+        self.session = Arc::new(SessionInfo {
+            session_id: Some(id.into()),
+            model: self.session.model.clone(),
+        });
+    }
+
     /// The tools offered.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.registry

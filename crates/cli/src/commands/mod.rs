@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod call;
+pub mod chat;
 pub mod config;
 pub mod doctor;
 pub mod mcp;

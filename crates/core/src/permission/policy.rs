@@ -44,7 +44,8 @@ pub const SESSION_ORIGIN: &str = "allowed for this session";
 /// # drop(registry);
 /// ```
 pub struct PermissionPolicy {
-    mode: PermissionMode,
+    /// Shared with the policies [`Self::without_asking`] makes, and switchable (`/mode`).
+    mode: Arc<RwLock<PermissionMode>>,
     rules: RuleSet,
     /// Shared with the policies [`Self::without_asking`] makes.
     session_allow: Arc<RwLock<Vec<PermissionRule>>>,
@@ -56,7 +57,7 @@ pub struct PermissionPolicy {
 impl std::fmt::Debug for PermissionPolicy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PermissionPolicy")
-            .field("mode", &self.mode)
+            .field("mode", &self.mode())
             .field("rules", &self.rules)
             .field("session_allow", &self.session_rules())
             .field("pre_tool_use", &self.pre_tool_use.is_some())
@@ -74,7 +75,14 @@ impl PermissionPolicy {
 
     /// The mode.
     pub fn mode(&self) -> PermissionMode {
-        self.mode
+        *self.mode.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Switches the mode for every call from now on (this policy and those
+    /// [`Self::without_asking`] made). The tools a model is offered for a mode
+    /// (`registry.for_mode`) are the caller's to change.
+    pub fn set_mode(&self, mode: PermissionMode) {
+        *self.mode.write().unwrap_or_else(PoisonError::into_inner) = mode;
     }
 
     /// The same policy (mode, rules, rules allowed for the session, hook, audit trail) for
@@ -89,7 +97,7 @@ impl PermissionPolicy {
             Arc::clone(&self.approver)
         };
         Self {
-            mode: self.mode,
+            mode: Arc::clone(&self.mode),
             rules: self.rules.clone(),
             session_allow: Arc::clone(&self.session_allow),
             approver,
@@ -121,7 +129,7 @@ impl PermissionPolicy {
     ) -> Evaluation {
         let session_allow = self.session_rules();
         evaluate(DecisionInput {
-            mode: self.mode,
+            mode: self.mode(),
             rules: &self.rules,
             session_allow: &session_allow,
             spec,
@@ -138,7 +146,7 @@ impl PermissionPolicy {
                     tool: &request.spec.name,
                     args: request.args,
                     session: request.session,
-                    mode: self.mode,
+                    mode: self.mode(),
                 })
                 .await
             }
@@ -179,7 +187,7 @@ impl PermissionPolicy {
                 session_id: request.session.session_id.clone(),
                 tool: request.spec.name.clone(),
                 arguments_sha256: arguments_digest(args),
-                mode: self.mode,
+                mode: self.mode(),
                 decision: evaluation.decision,
                 asked,
                 by: evaluation.source.clone(),
@@ -308,7 +316,7 @@ impl Authorizer for PermissionPolicy {
     }
 
     fn path_filter(&self, spec: &ToolSpec) -> Option<Arc<dyn PathFilter>> {
-        RulePathFilter::for_tool(&self.rules, self.mode, spec)
+        RulePathFilter::for_tool(&self.rules, self.mode(), spec)
             .map(|filter| Arc::new(filter) as Arc<dyn PathFilter>)
     }
 }
@@ -380,7 +388,7 @@ impl PermissionPolicyBuilder {
     /// The policy.
     pub fn build(self) -> PermissionPolicy {
         PermissionPolicy {
-            mode: self.mode,
+            mode: Arc::new(RwLock::new(self.mode)),
             rules: self.rules,
             session_allow: Arc::new(RwLock::new(Vec::new())),
             approver: self.approver,

@@ -3,7 +3,7 @@
 mod output;
 
 use std::io::{IsTerminal as _, Read as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -119,33 +119,15 @@ async fn run_agent(
     let approver = approval::approver_for_call(args.yes, from_stdin);
     let permissions = Permissions::from_config(config, workspace, approver)?;
     // The session first: a resumed one brings its provider and model.
-    let store = (!args.no_session).then(|| sessions::store_path(config, home));
-    let opening = match store {
-        None => None,
-        Some(Err(error)) => {
-            tracing::warn!("this run is not kept as a session: {error}");
-            None
-        }
-        Some(Ok(path)) => match SessionOpening::open(&path, &args.session_choice(), workspace) {
-            Ok(opening) => Some(opening),
-            Err(error) if error.is_usage_error() => {
-                eprintln!("error: {error}");
-                return Ok(ExitCode::from(EXIT_USAGE));
-            }
-            Err(error) => return Err(error.into()),
-        },
+    let choice = (!args.no_session).then(|| args.session_choice());
+    let opening = match open_session(config, home, workspace, choice.as_ref())? {
+        Ok(opening) => opening.map(|(_, opening)| opening),
+        Err(code) => return Ok(code),
     };
-    let (provider, model) = match (
-        args.provider,
-        args.model,
-        opening.as_ref().and_then(SessionOpening::model),
-    ) {
-        (None, None, Some((provider, model))) => (Some(provider.clone()), Some(model.clone())),
-        (provider, model, _) => (provider, model),
-    };
+    let flags = model_flags(args.provider, args.model, opening.as_ref());
     let assembled = AgentSetup::new(workspace, config, agent, &permissions)
         .home(home.map(Path::to_path_buf))
-        .model(ModelFlags { provider, model })
+        .model(flags)
         .builtin_tools(args.tools)
         .max_iterations(args.max_iterations)
         .assemble()
@@ -224,6 +206,49 @@ async fn run_agent(
     } else {
         ExitCode::from(EXIT_RUN_FAILED)
     })
+}
+
+/// The session store and the session `choice` names (`None`: keep no session); `Err` is the
+/// exit status of a usage error, already reported.
+pub(crate) fn open_session(
+    config: &Config,
+    home: Option<&Path>,
+    workspace: &Path,
+    choice: Option<&SessionChoice>,
+) -> anyhow::Result<Result<Option<(PathBuf, SessionOpening)>, ExitCode>> {
+    let Some(choice) = choice else {
+        return Ok(Ok(None));
+    };
+    let path = match sessions::store_path(config, home) {
+        Ok(path) => path,
+        Err(error) => {
+            tracing::warn!("this run is not kept as a session: {error}");
+            return Ok(Ok(None));
+        }
+    };
+    match SessionOpening::open(&path, choice, workspace) {
+        Ok(opening) => Ok(Ok(Some((path, opening)))),
+        Err(error) if error.is_usage_error() => {
+            eprintln!("error: {error}");
+            Ok(Err(ExitCode::from(EXIT_USAGE)))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// `--provider` and `--model`, or else the resumed session's.
+pub(crate) fn model_flags(
+    provider: Option<String>,
+    model: Option<String>,
+    opening: Option<&SessionOpening>,
+) -> ModelFlags {
+    match (provider, model, opening.and_then(SessionOpening::model)) {
+        (None, None, Some((provider, model))) => ModelFlags {
+            provider: Some(provider.clone()),
+            model: Some(model.clone()),
+        },
+        (provider, model, _) => ModelFlags { provider, model },
+    }
 }
 
 /// The first Ctrl-C cancels the run (its model request and its tools' process trees); the

@@ -1,0 +1,374 @@
+//! An interactive session (`toolhost chat`), independent of how it is drawn: the conversation,
+//! its session in the store, and the chat's own slash commands. The terminal front end reads
+//! lines, hands them here, and draws the loop's events.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use toolhost_core::SessionEvent;
+use toolhost_core::ToolRegistry;
+use toolhost_core::conversation::Message;
+use toolhost_core::permission::PermissionMode;
+use toolhost_session::{EntryId, SessionStore, StoreError};
+
+use crate::agent_loop::compaction::Compacted;
+use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
+use crate::assembly::AssembledAgent;
+use crate::config::Config;
+use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
+use crate::permissions::Permissions;
+use crate::provider_connect::connect_provider;
+use crate::session_record::{RecordedSession, SessionChoice, SessionOpening, turn_context};
+use crate::system_prompt::SystemPromptInputs;
+
+/// The chat's own commands; any other `/name` is not one of them.
+pub const CHAT_COMMANDS: [(&str, &str); 9] = [
+    ("/help", "this list"),
+    ("/model [NAME]", "show the model, or switch to NAME"),
+    (
+        "/mode [MODE]",
+        "show the permission mode, or switch (default, acceptEdits, plan, bypassPermissions)",
+    ),
+    (
+        "/compact [INSTRUCTIONS]",
+        "summarise the conversation so far into one message",
+    ),
+    (
+        "/branch [N]",
+        "list your messages, or go back to before message N (the old branch stays)",
+    ),
+    ("/sessions", "the sessions of this workspace"),
+    (
+        "/resume ID",
+        "switch to session ID (a unique prefix will do)",
+    ),
+    ("/clear", "start a new session"),
+    ("/exit", "leave (Ctrl-D does too)"),
+];
+
+/// A line the user typed, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChatInput {
+    /// A message for the model.
+    Message(String),
+    /// `/help`.
+    Help,
+    /// `/model [NAME]`.
+    Model(Option<String>),
+    /// `/mode [MODE]`.
+    Mode(Option<String>),
+    /// `/compact [INSTRUCTIONS]`.
+    Compact(Option<String>),
+    /// `/branch [N]`.
+    Branch(Option<String>),
+    /// `/sessions`.
+    Sessions,
+    /// `/resume ID`.
+    Resume(Option<String>),
+    /// `/clear`.
+    Clear,
+    /// `/exit`.
+    Exit,
+    /// `/name` that is none of the chat's commands.
+    Unknown(String),
+    /// Nothing (a blank line).
+    Empty,
+}
+
+impl ChatInput {
+    /// Reads one line.
+    pub fn parse(line: &str) -> Self {
+        let line = line.trim();
+        if line.is_empty() {
+            return Self::Empty;
+        }
+        let Some(command) = line.strip_prefix('/') else {
+            return Self::Message(line.to_owned());
+        };
+        let (name, rest) =
+            command
+                .split_once(char::is_whitespace)
+                .map_or((command, None), |(name, rest)| {
+                    let rest = rest.trim();
+                    (name, (!rest.is_empty()).then(|| rest.to_owned()))
+                });
+        match name {
+            "help" | "?" => Self::Help,
+            "model" => Self::Model(rest),
+            "mode" => Self::Mode(rest),
+            "compact" => Self::Compact(rest),
+            "branch" => Self::Branch(rest),
+            "sessions" => Self::Sessions,
+            "resume" => Self::Resume(rest),
+            "clear" | "new" => Self::Clear,
+            "exit" | "quit" => Self::Exit,
+            _ => Self::Unknown(name.to_owned()),
+        }
+    }
+}
+
+/// The chat's state between turns.
+pub struct ChatSession {
+    agent: AgentLoop,
+    offered: Arc<ToolRegistry>,
+    permissions: Permissions,
+    provider: ChosenProvider,
+    prompt: SystemPromptInputs,
+    config: Config,
+    workspace: PathBuf,
+    store_path: Option<PathBuf>,
+    /// Before the first message of a new session: the store, opened.
+    opening: Option<SessionOpening>,
+    recorded: Option<Arc<RecordedSession>>,
+    messages: Vec<Message>,
+}
+
+impl ChatSession {
+    /// A chat with `assembled`, kept in the store at `store_path` (none: nothing is kept),
+    /// going on with the session `opening` found there (opened before the agent was
+    /// assembled, so that a resumed session's model is the one asked). A resumed session's
+    /// conversation is loaded at once; a new one is created with its first message.
+    pub fn new(
+        assembled: AssembledAgent,
+        permissions: Permissions,
+        config: Config,
+        workspace: &Path,
+        store_path: Option<PathBuf>,
+        opening: Option<SessionOpening>,
+    ) -> Result<Self, StoreError> {
+        let resumed = opening.as_ref().is_some_and(SessionOpening::is_resumed);
+        let mut chat = Self {
+            agent: assembled.agent,
+            offered: assembled.offered,
+            permissions,
+            provider: assembled.provider,
+            prompt: assembled.prompt,
+            config,
+            workspace: workspace.to_path_buf(),
+            store_path,
+            opening,
+            recorded: None,
+            messages: Vec::new(),
+        };
+        if resumed {
+            chat.start_session("")?;
+        }
+        Ok(chat)
+    }
+
+    /// The loop (its provider, tools and prompt).
+    pub fn agent(&self) -> &AgentLoop {
+        &self.agent
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The session's id, once it has one.
+    pub fn session_id(&self) -> Option<String> {
+        self.recorded
+            .as_ref()
+            .map(|recorded| recorded.id().to_string())
+    }
+
+    /// The provider's name and the model.
+    pub fn model(&self) -> (&str, &str) {
+        (&self.provider.entry.name, &self.provider.model)
+    }
+
+    /// The permission mode.
+    pub fn mode(&self) -> PermissionMode {
+        self.permissions.mode()
+    }
+
+    /// Sends `text` and runs the turn to its end.
+    pub async fn send(
+        &mut self,
+        text: &str,
+        events: AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<RunReport, StoreError> {
+        if self.recorded.is_none() && self.opening.is_some() {
+            self.start_session(text)?;
+        }
+        let message = Message::user(text);
+        if let Some(recorded) = &self.recorded {
+            recorded.record_message(&message)?;
+        }
+        let mut messages = self.messages.clone();
+        messages.push(message);
+        let report = self.agent.run(messages, events, cancel).await;
+        self.messages = report.messages.clone();
+        if let Some(recorded) = &self.recorded {
+            recorded.finish(&report.outcome)?;
+        }
+        Ok(report)
+    }
+
+    /// `/model NAME`: the same provider (or the one NAME's configuration names) with another
+    /// model, for the turns to come.
+    pub fn switch_model(&mut self, model: &str) -> Result<(), String> {
+        let flags = ModelFlags {
+            provider: Some(self.provider.entry.name.clone()),
+            model: Some(model.to_owned()),
+        };
+        let chosen = choose_provider(&self.config, &flags, &|name| std::env::var(name).ok())
+            .map_err(|error| error.to_string())?;
+        let provider = connect_provider(&chosen).map_err(|error| error.to_string())?;
+        self.agent.set_provider(provider);
+        if let Some(recorded) = &self.recorded {
+            recorded
+                .record_model_change(&chosen.entry.name, &chosen.model)
+                .map_err(|error| error.to_string())?;
+        }
+        self.provider = chosen;
+        Ok(())
+    }
+
+    /// `/mode MODE`: the permission mode for the calls to come, and the tools it offers
+    /// (plan mode: the read-only ones) from the next turn.
+    pub fn switch_mode(&mut self, mode: PermissionMode) -> Result<(), StoreError> {
+        self.permissions.policy().set_mode(mode);
+        self.agent
+            .set_registry(Arc::new(self.offered.for_mode(mode)));
+        if let Some(recorded) = &self.recorded {
+            recorded.record_mode_change(mode)?;
+        }
+        Ok(())
+    }
+
+    /// `/compact [INSTRUCTIONS]`.
+    pub async fn compact(
+        &mut self,
+        instructions: Option<&str>,
+        events: &AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<Compacted, String> {
+        let compacted = self
+            .agent
+            .compact_now(&self.messages, instructions, events, cancel)
+            .await
+            .map_err(|error| error.to_string())?;
+        self.messages = compacted.messages.clone();
+        Ok(compacted)
+    }
+
+    /// The user's messages of the conversation, oldest first, as `/branch N` numbers them.
+    pub fn branch_points(&self) -> Result<Vec<(EntryId, String)>, StoreError> {
+        match &self.recorded {
+            Some(recorded) => recorded.user_turns(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// `/branch N`: back to before the user's message number `n` (from 1); the conversation
+    /// goes on from there on a new branch.
+    pub async fn branch(&mut self, n: usize) -> Result<(), String> {
+        let points = self.branch_points().map_err(|error| error.to_string())?;
+        let (entry, _) = n
+            .checked_sub(1)
+            .and_then(|at| points.get(at))
+            .ok_or_else(|| format!("there is no message {n}: /branch lists them"))?;
+        let recorded = self
+            .recorded
+            .as_ref()
+            .ok_or("this chat keeps no session, so it cannot branch")?;
+        self.messages = recorded
+            .branch_before(*entry)
+            .map_err(|error| error.to_string())?;
+        self.agent.session_event(SessionEvent::Branch).await;
+        Ok(())
+    }
+
+    /// The sessions of this workspace, newest first.
+    pub fn sessions(&self) -> Result<Vec<toolhost_session::Session>, StoreError> {
+        let Some(path) = &self.store_path else {
+            return Ok(Vec::new());
+        };
+        let store = SessionStore::open(path)?;
+        let workspace =
+            std::fs::canonicalize(&self.workspace).unwrap_or_else(|_| self.workspace.clone());
+        store.list_in_workspace(&workspace, 20, 0)
+    }
+
+    /// `/resume ID`: switches to another session.
+    pub async fn resume(&mut self, id: &str) -> Result<(), String> {
+        let path = self
+            .store_path
+            .clone()
+            .ok_or("this chat keeps no sessions")?;
+        self.opening = Some(
+            SessionOpening::open(&path, &SessionChoice::Id(id.to_owned()), &self.workspace)
+                .map_err(|error| error.to_string())?,
+        );
+        self.start_session("").map_err(|error| error.to_string())?;
+        self.agent.session_event(SessionEvent::Switch).await;
+        Ok(())
+    }
+
+    /// `/clear`: a new, empty session from the next message on.
+    pub fn clear(&mut self) -> Result<(), String> {
+        self.messages.clear();
+        self.recorded = None;
+        self.agent.set_transcript(None);
+        if let Some(path) = &self.store_path {
+            self.opening = Some(
+                SessionOpening::open(path, &SessionChoice::New, &self.workspace)
+                    .map_err(|error| error.to_string())?,
+            );
+        }
+        Ok(())
+    }
+
+    fn start_session(&mut self, first_prompt: &str) -> Result<(), StoreError> {
+        let Some(opening) = self.opening.take() else {
+            return Ok(());
+        };
+        let context = turn_context(
+            &self.provider.entry.name,
+            &self.provider.model,
+            self.permissions.mode(),
+            self.provider.entry.max_output_tokens,
+            &self.prompt,
+        );
+        let (recorded, messages) = opening.start(&self.workspace, first_prompt, context)?;
+        let recorded = Arc::new(recorded);
+        self.agent.set_session_id(recorded.id().to_string());
+        self.agent
+            .set_transcript(Some(Arc::clone(&recorded) as Arc<dyn Transcript>));
+        self.recorded = Some(recorded);
+        self.messages = messages;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_messages_or_the_chats_commands() {
+        assert_eq!(
+            ChatInput::parse("  hello  "),
+            ChatInput::Message("hello".into())
+        );
+        assert_eq!(ChatInput::parse(""), ChatInput::Empty);
+        assert_eq!(ChatInput::parse("/model"), ChatInput::Model(None));
+        assert_eq!(
+            ChatInput::parse("/compact keep the test names"),
+            ChatInput::Compact(Some("keep the test names".into()))
+        );
+        assert_eq!(
+            ChatInput::parse("/branch 2"),
+            ChatInput::Branch(Some("2".into()))
+        );
+        assert_eq!(ChatInput::parse("/quit"), ChatInput::Exit);
+        assert_eq!(
+            ChatInput::parse("/frobnicate x"),
+            ChatInput::Unknown("frobnicate".into())
+        );
+    }
+}

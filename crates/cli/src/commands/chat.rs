@@ -1,0 +1,349 @@
+//! `toolhost chat`: an interactive session in line mode. A line editor with history reads
+//! what the user types; the answer streams in as it comes; each tool call and its outcome get
+//! a line; approvals are asked on the terminal. Ctrl-C cancels the turn, Ctrl-D leaves.
+//!
+//! Everything but reading lines and drawing events is `toolhost_agent::chat::ChatSession`'s.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use clap::Args;
+use rustyline::error::ReadlineError;
+use tokio_util::sync::CancellationToken;
+use toolhost_agent::agent_loop::{AgentEvent, AgentEventSink, RunOutcome};
+use toolhost_agent::assembly::AgentSetup;
+use toolhost_agent::chat::{CHAT_COMMANDS, ChatInput, ChatSession};
+use toolhost_agent::pricing::{provider_pricing, usage_summary};
+use toolhost_agent::session_record::SessionChoice;
+use toolhost_agent::{AgentConfig, Config, Permissions};
+use toolhost_core::SessionEvent;
+use toolhost_core::conversation::Usage;
+use toolhost_core::permission::PermissionMode;
+
+use super::run::{model_flags, open_session};
+use crate::EXIT_USAGE;
+use crate::approval;
+
+/// Arguments of `toolhost chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The provider: a `[providers.NAME]` of the configuration, `openai` or `anthropic`.
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
+    /// The model to ask.
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Go on with the session of this workspace that changed last.
+    #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
+    continue_session: bool,
+    /// Go on with the session ID (a unique prefix of it will do).
+    #[arg(long, short = 'r', value_name = "ID")]
+    resume: Option<String>,
+    /// Answer yes to every confirmation (deny rules and the shell deny list still refuse).
+    #[arg(long)]
+    yes: bool,
+}
+
+/// Runs the chat until `/exit` or Ctrl-D.
+pub fn run(
+    workspace: &Path,
+    home: Option<&Path>,
+    config: &Config,
+    agent: &AgentConfig,
+    args: ChatArgs,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(chat(workspace, home, config, agent, args))
+}
+
+async fn chat(
+    workspace: &Path,
+    home: Option<&Path>,
+    config: &Config,
+    agent: &AgentConfig,
+    args: ChatArgs,
+) -> anyhow::Result<ExitCode> {
+    let approver = approval::approver_for_call(args.yes, false);
+    let permissions = Permissions::from_config(config, workspace, approver)?;
+    let choice = match (&args.resume, args.continue_session) {
+        (Some(id), _) => SessionChoice::Id(id.clone()),
+        (None, true) => SessionChoice::Latest,
+        (None, false) => SessionChoice::New,
+    };
+    let (store_path, opening) = match open_session(config, home, workspace, Some(&choice))? {
+        Ok(Some((path, opening))) => (Some(path), Some(opening)),
+        Ok(None) => (None, None),
+        Err(code) => return Ok(code),
+    };
+    let assembled = AgentSetup::new(workspace, config, agent, &permissions)
+        .home(home.map(Path::to_path_buf))
+        .model(model_flags(args.provider, args.model, opening.as_ref()))
+        .assemble()
+        .await;
+    let assembled = match assembled {
+        Ok(assembled) => assembled,
+        Err(error) if error.is_usage_error() => {
+            eprintln!("error: {error}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let mcp = assembled.tools.mcp.clone();
+    let pricing = provider_pricing(&assembled.provider.entry, &assembled.provider.model);
+    let mut session = ChatSession::new(
+        assembled,
+        permissions,
+        config.clone(),
+        workspace,
+        store_path,
+        opening,
+    )?;
+    let (provider, model) = session.model();
+    println!(
+        "toolhost chat · {provider} {model} · mode {} · /help for commands, Ctrl-D to leave",
+        session.mode()
+    );
+    if !session.messages().is_empty() {
+        println!(
+            "resumed session {} ({} messages)",
+            session.session_id().unwrap_or_default(),
+            session.messages().len()
+        );
+    }
+    session.agent().session_event(SessionEvent::Start).await;
+
+    let turn = Arc::new(TurnSlot::default());
+    cancel_turns_on_ctrl_c(Arc::clone(&turn));
+    let mut editor = rustyline::DefaultEditor::new()?;
+    let history = home.map(|home| home.join(".toolhost").join("chat_history"));
+    if let Some(history) = &history {
+        let _ = editor.load_history(history);
+    }
+    let mut total = Usage::default();
+    loop {
+        let line = match editor.readline("> ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(error) => return Err(error.into()),
+        };
+        if !line.trim().is_empty() {
+            let _ = editor.add_history_entry(line.as_str());
+        }
+        match ChatInput::parse(&line) {
+            ChatInput::Empty => {}
+            ChatInput::Exit => break,
+            ChatInput::Message(text) => {
+                let cancel = turn.begin();
+                let report = session.send(&text, printing_events(), cancel).await?;
+                turn.end();
+                end_of_turn(&report.outcome);
+                total += report.usage;
+            }
+            command => slash_command(&mut session, command, &turn).await,
+        }
+    }
+    if let Some(history) = &history {
+        let _ = editor.save_history(history);
+    }
+    session.agent().session_event(SessionEvent::Shutdown).await;
+    mcp.shutdown().await;
+    println!("{}", usage_summary(&total, pricing.as_ref()));
+    if let Some(id) = session.session_id() {
+        println!("session {id} (toolhost chat --resume {id})");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The chat's own commands.
+async fn slash_command(session: &mut ChatSession, command: ChatInput, turn: &TurnSlot) {
+    match command {
+        ChatInput::Help => {
+            for (usage, what) in CHAT_COMMANDS {
+                println!("  {usage:<26} {what}");
+            }
+        }
+        ChatInput::Model(None) => {
+            let (provider, model) = session.model();
+            println!("model: {model} ({provider})");
+        }
+        ChatInput::Model(Some(name)) => match session.switch_model(&name) {
+            Ok(()) => println!("model: {name}"),
+            Err(error) => println!("error: {error}"),
+        },
+        ChatInput::Mode(None) => println!("mode: {}", session.mode()),
+        ChatInput::Mode(Some(name)) => match name.parse::<PermissionMode>() {
+            Ok(mode) => match session.switch_mode(mode) {
+                Ok(()) => println!("mode: {mode} (the tools follow from the next turn)"),
+                Err(error) => println!("error: {error}"),
+            },
+            Err(error) => println!("error: {error}"),
+        },
+        ChatInput::Compact(instructions) => {
+            let cancel = turn.begin();
+            let compacted = session
+                .compact(instructions.as_deref(), &printing_events(), cancel)
+                .await;
+            turn.end();
+            match compacted {
+                Ok(done) => println!(
+                    "compacted: ~{} tokens before; {} recent messages kept",
+                    done.tokens_before, done.kept_messages
+                ),
+                Err(error) => println!("error: {error}"),
+            }
+        }
+        ChatInput::Branch(None) => match session.branch_points() {
+            Ok(points) if points.is_empty() => println!("no messages to go back to yet"),
+            Ok(points) => {
+                for (n, (_, text)) in points.iter().enumerate() {
+                    println!("  {:>3}  {}", n + 1, one_line(text, 70));
+                }
+                println!("/branch N goes back to before message N");
+            }
+            Err(error) => println!("error: {error}"),
+        },
+        ChatInput::Branch(Some(n)) => match n.parse::<usize>() {
+            Ok(n) => match session.branch(n).await {
+                Ok(()) => println!(
+                    "back before message {n}; {} messages; the old branch is kept",
+                    session.messages().len()
+                ),
+                Err(error) => println!("error: {error}"),
+            },
+            Err(_) => println!("error: /branch takes a message number, as /branch lists them"),
+        },
+        ChatInput::Sessions => match session.sessions() {
+            Ok(list) => {
+                for listed in list {
+                    println!(
+                        "  {}  {:>4} entries  {}",
+                        listed.id,
+                        listed.entry_count,
+                        listed.title.unwrap_or_default()
+                    );
+                }
+            }
+            Err(error) => println!("error: {error}"),
+        },
+        ChatInput::Resume(None) => println!("error: /resume takes a session id (see /sessions)"),
+        ChatInput::Resume(Some(id)) => match session.resume(&id).await {
+            Ok(()) => println!(
+                "resumed session {} ({} messages)",
+                session.session_id().unwrap_or_default(),
+                session.messages().len()
+            ),
+            Err(error) => println!("error: {error}"),
+        },
+        ChatInput::Clear => match session.clear() {
+            Ok(()) => println!("a new session starts with your next message"),
+            Err(error) => println!("error: {error}"),
+        },
+        ChatInput::Unknown(name) => {
+            println!("error: /{name} is not a command; /help lists them");
+        }
+        ChatInput::Message(_) | ChatInput::Empty | ChatInput::Exit => {}
+    }
+}
+
+/// The running turn's cancellation, for the Ctrl-C handler.
+#[derive(Default)]
+struct TurnSlot(Mutex<Option<CancellationToken>>);
+
+impl TurnSlot {
+    fn begin(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
+        token
+    }
+
+    fn end(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+
+    /// Cancels the running turn; `false` when none runs.
+    fn cancel(&self) -> bool {
+        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(token) if !token.is_cancelled() => {
+                token.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// While a turn runs the terminal is not in raw mode, so Ctrl-C is SIGINT: it cancels the
+/// turn (its model request and its tools' process trees). (While a line is read, the editor
+/// sees Ctrl-C itself and clears the line.)
+fn cancel_turns_on_ctrl_c(turn: Arc<TurnSlot>) {
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if turn.cancel() {
+                eprintln!("\n[cancelling the turn]");
+            }
+        }
+    });
+}
+
+/// Draws the loop's events: the answer as it streams, a line per tool call and outcome.
+fn printing_events() -> AgentEventSink {
+    let mid_line = Arc::new(Mutex::new(false));
+    Arc::new(move |event: AgentEvent| {
+        let mut mid_line = mid_line.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out = std::io::stdout().lock();
+        let end_line = |out: &mut std::io::StdoutLock<'_>, mid_line: &mut bool| {
+            if std::mem::take(mid_line) {
+                let _ = writeln!(out);
+            }
+        };
+        match event {
+            AgentEvent::TextDelta { text } => {
+                let _ = write!(out, "{text}");
+                *mid_line = !text.ends_with('\n');
+            }
+            AgentEvent::ToolCallStart { call } => {
+                end_line(&mut out, &mut mid_line);
+                let _ = writeln!(out, "→ {} {}", call.name, one_line(&call.arguments, 100));
+            }
+            AgentEvent::ToolCallEnd { result } => {
+                let mark = if result.is_error { "✗" } else { "✓" };
+                let _ = writeln!(out, "  {mark} {}", one_line(&result.text(), 100));
+            }
+            AgentEvent::RetryStart {
+                attempt, reason, ..
+            } => {
+                end_line(&mut out, &mut mid_line);
+                let _ = writeln!(out, "  retrying (attempt {attempt}): {reason}");
+            }
+            AgentEvent::CompactionStart { tokens_before, .. } => {
+                end_line(&mut out, &mut mid_line);
+                let _ = writeln!(out, "  compacting (~{tokens_before} tokens)…");
+            }
+            AgentEvent::RunEnd { .. } => end_line(&mut out, &mut mid_line),
+            _ => {}
+        }
+        let _ = out.flush();
+    })
+}
+
+fn end_of_turn(outcome: &RunOutcome) {
+    match outcome {
+        RunOutcome::Answered { .. } => {}
+        RunOutcome::Cancelled => println!("[turn cancelled]"),
+        other => println!("error: {}", other.text()),
+    }
+}
+
+/// The first line of `text`, at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
