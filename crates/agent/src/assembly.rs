@@ -143,6 +143,7 @@ impl<'a> AgentSetup<'a> {
         let chosen = choose_provider(self.config, &self.model, &*self.env)?;
         let provider: Arc<dyn ModelProvider> = connect_provider(&chosen)?;
         let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
+            .home(self.home.clone())
             .build()
             .await?;
         let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {
@@ -153,7 +154,8 @@ impl<'a> AgentSetup<'a> {
             }
         };
         let prompt =
-            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), offered.names());
+            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), offered.names())
+                .with_skills(tools.skills.summaries());
         let max_iterations = self
             .max_iterations
             .or(self.config.agent_settings.max_iterations)
