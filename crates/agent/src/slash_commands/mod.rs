@@ -25,7 +25,7 @@ use toolhost_core::{CallOptions, ToolRegistry};
 
 use crate::front_matter::{self, FrontMatterError, StringOrList};
 
-pub use expand::{ExpandError, Expansion, parse_template, split_arguments};
+pub use expand::{ExpandError, Expansion, Piece, parse_template, split_arguments};
 pub use slash_command::SlashCommandTool;
 
 /// How deep sub-folders of a commands folder are looked into.
