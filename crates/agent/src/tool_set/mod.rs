@@ -248,7 +248,9 @@ pub fn built_in_providers(workspace: &Path, offered: &OfferedRegistry) -> McpPro
 }
 
 /// The registry of `agent` in this workspace: every built-in tool, with the configured limits
-/// and the permission system, then the custom tools discovered on disk (R33–R35). A custom
+/// and the permission system (the skill, hub and slash-command tools over what `found` holds;
+/// skill folders outside the workspace become read-only roots), then the custom tools
+/// discovered on disk (R33–R35), then the MCP tools, then Notify. A custom
 /// tool that fails to load or clashes is logged as a warning; the others still load. The
 /// returned [`CustomTools`] can reload them when their files change (`toolhost serve`).
 ///
