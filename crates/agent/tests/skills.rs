@@ -218,14 +218,49 @@ async fn list_skills_and_read_skill_disclose_progressively() {
 }
 
 #[test]
-fn list_skills_read_skill_and_notify_never_ask() {
+fn sensitivity_follows_r17_and_inheritance_r18() {
+    use toolhost_agent::skills::hub::{HubLimits, SkillHub, SkillhubInstall, SkillhubSearch};
+    use toolhost_agent::slash_commands::{SlashCommandTool, SlashCommands};
+    use toolhost_agent::tool_set::OfferedRegistry;
     use toolhost_core::{Sensitivity, Tool};
     let catalog = Arc::new(SkillCatalog::default());
-    for spec in [
+    let hub = Arc::new(SkillHub::new(
+        Vec::new(),
+        PathBuf::from("/nowhere"),
+        HubLimits::default(),
+    ));
+    let slash = SlashCommandTool::new(
+        Arc::new(SlashCommands::default()),
+        OfferedRegistry::default(),
+    );
+    let specs = [
         ListSkills::new(Arc::clone(&catalog)).spec(),
         ReadSkill::new(catalog).spec(),
         toolhost_tools::Notify::new().spec(),
-    ] {
-        assert_eq!(spec.sensitivity, Sensitivity::Safe, "{}", spec.name);
-    }
+        SkillhubSearch::new(Arc::clone(&hub)).spec(),
+        SkillhubInstall::new(hub).spec(),
+        slash.spec(),
+    ];
+    let judged: Vec<(&str, Sensitivity, bool)> = specs
+        .iter()
+        .map(|spec| {
+            (
+                spec.name.as_str(),
+                spec.sensitivity,
+                spec.inherited_by_subagents,
+            )
+        })
+        .collect();
+    assert_eq!(
+        judged,
+        [
+            ("list_skills", Sensitivity::Safe, true),
+            ("read_skill", Sensitivity::Safe, true),
+            ("Notify", Sensitivity::Safe, false),
+            ("skillhub_search", Sensitivity::Sensitive, false),
+            ("skillhub_install", Sensitivity::Sensitive, false),
+            // Its `!` commands go through Bash's own rules.
+            ("slash_command", Sensitivity::Safe, true),
+        ]
+    );
 }

@@ -20,12 +20,14 @@ use toolhost_tools::{NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace,
 
 use crate::config::{AgentConfig, Config};
 use crate::permissions::Permissions;
-use crate::skills::hub::{SkillHub, SkillhubInstall, SkillhubSearch};
-use crate::skills::{ListSkills, ReadSkill, SkillCatalog};
-use crate::slash_commands::{SlashCommandTool, SlashCommands};
+use crate::skills::SkillCatalog;
+use crate::slash_commands::SlashCommands;
+
+use self::skills::{Found, skill_tools};
 
 mod bridge;
 mod script_host;
+mod skills;
 
 pub use bridge::LazyBridge;
 pub use script_host::{PermissionExecGate, PermissionFileGate, WorkspaceFileSystem};
@@ -180,25 +182,8 @@ impl<'a> ToolSetBuilder<'a> {
         let providers = self
             .providers
             .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
-        let skills = Arc::new(SkillCatalog::for_workspace(
-            self.workspace,
-            self.home.as_deref(),
-        ));
-        for warning in skills.warnings() {
-            tracing::warn!("{warning}");
-        }
-        let commands = Arc::new(SlashCommands::for_workspace(
-            self.workspace,
-            self.home.as_deref(),
-        ));
-        for warning in commands.warnings() {
-            tracing::warn!("slash command skipped: {warning}");
-        }
-        let found = Found {
-            skills: Arc::clone(&skills),
-            commands: Arc::clone(&commands),
-            home: self.home,
-        };
+        let found = Found::discover(self.workspace, self.home);
+        let (skills, commands) = (Arc::clone(&found.skills), Arc::clone(&found.commands));
         let (registry, custom, mcp) = build_registry_with(
             self.workspace,
             self.config,
@@ -216,24 +201,6 @@ impl<'a> ToolSetBuilder<'a> {
             skills,
             commands,
         })
-    }
-}
-
-/// What was found on disk before the registry is built.
-struct Found {
-    skills: Arc<SkillCatalog>,
-    commands: Arc<SlashCommands>,
-    home: Option<PathBuf>,
-}
-
-impl Found {
-    #[cfg(test)]
-    fn nothing() -> Self {
-        Self {
-            skills: Arc::default(),
-            commands: Arc::default(),
-            home: None,
-        }
     }
 }
 
@@ -388,25 +355,6 @@ async fn build_registry_with(
     let registry = Arc::new(agent.offered(&registry));
     offered.set(&registry);
     Ok((registry, custom, mcp))
-}
-
-/// The skill, skill-hub and slash-command tools, in R9's order.
-fn skill_tools(
-    config: &Config,
-    found: &Found,
-    offered: &OfferedRegistry,
-) -> Vec<Arc<dyn toolhost_core::Tool>> {
-    let hub = Arc::new(SkillHub::for_config(&config.skills, found.home.as_deref()));
-    vec![
-        Arc::new(ListSkills::new(Arc::clone(&found.skills))),
-        Arc::new(ReadSkill::new(Arc::clone(&found.skills))),
-        Arc::new(SkillhubSearch::new(Arc::clone(&hub))),
-        Arc::new(SkillhubInstall::new(hub)),
-        Arc::new(SlashCommandTool::new(
-            Arc::clone(&found.commands),
-            offered.clone(),
-        )),
-    ]
 }
 
 /// Starts the MCP `servers` and the built-in `providers`; a `required` server that fails is an

@@ -17,6 +17,7 @@
 //! folder is removed whatever went wrong.
 
 mod download;
+mod install;
 mod skillhub_install;
 mod skillhub_search;
 pub mod unpack;
@@ -29,8 +30,6 @@ use serde::{Deserialize, Serialize};
 pub use skillhub_install::SkillhubInstall;
 pub use skillhub_search::SkillhubSearch;
 pub use unpack::{UnpackError, UnpackLimits};
-
-use super::{SKILL_FILE, SkillScope, load_skill};
 
 /// The file an installed skill's folder holds: which hub, id, version and hash it came from.
 pub const INSTALL_RECORD: &str = ".toolhost-hub.json";
@@ -346,7 +345,7 @@ impl SkillHub {
         };
         let install_folder = self.install_folder.clone();
         tokio::task::spawn_blocking(move || {
-            install_archive(&archive, &install_folder, record, limits)
+            install::install_archive(&archive, &install_folder, record, limits)
         })
         .await
         .map_err(|error| HubError::Io {
@@ -423,88 +422,4 @@ fn check_id(id: &str) -> Result<(), HubError> {
     } else {
         Err(HubError::BadId(id.to_owned()))
     }
-}
-
-/// Unpacks into a temp folder inside `install_folder`, checks it is a skill, writes the
-/// record and renames it into place; the temp folder goes away whatever happens.
-fn install_archive(
-    archive: &[u8],
-    install_folder: &Path,
-    record: InstallRecord,
-    limits: UnpackLimits,
-) -> Result<InstalledSkill, HubError> {
-    let id = record.id.clone();
-    let io = |action: &'static str, path: &Path| {
-        let path = path.to_owned();
-        move |source| HubError::Io {
-            action,
-            path,
-            source,
-        }
-    };
-    std::fs::create_dir_all(install_folder).map_err(io("create", install_folder))?;
-    let temp = tempfile::Builder::new()
-        .prefix(&format!(".install-{id}-"))
-        .tempdir_in(install_folder)
-        .map_err(io("create a temp folder in", install_folder))?;
-    let unpacked = temp.path().join("unpacked");
-    std::fs::create_dir(&unpacked).map_err(io("create", &unpacked))?;
-    unpack::unpack(archive, &unpacked, limits).map_err(|source| HubError::Unpack {
-        id: id.clone(),
-        source,
-    })?;
-    let root = skill_root(&unpacked).ok_or_else(|| HubError::NotASkill {
-        id: id.clone(),
-        message: format!("it holds no {SKILL_FILE} at its top (or in its one top folder)"),
-    })?;
-    load_skill(&root, SkillScope::User).map_err(|warning| HubError::NotASkill {
-        id: id.clone(),
-        message: warning.to_string(),
-    })?;
-    let record_path = root.join(INSTALL_RECORD);
-    let text = serde_json::to_vec_pretty(&record).map_err(|error| HubError::Io {
-        action: "write",
-        path: record_path.clone(),
-        source: std::io::Error::other(error),
-    })?;
-    std::fs::write(&record_path, text).map_err(io("write", &record_path))?;
-    let folder = install_folder.join(&id);
-    // NOREPLACE: a skill that appeared there meanwhile is never overwritten.
-    rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        &root,
-        rustix::fs::CWD,
-        &folder,
-        rustix::fs::RenameFlags::NOREPLACE,
-    )
-    .map_err(|errno| {
-        if errno == rustix::io::Errno::EXIST {
-            HubError::AlreadyInstalled {
-                id: id.clone(),
-                folder: folder.clone(),
-            }
-        } else {
-            HubError::Io {
-                action: "move into place",
-                path: folder.clone(),
-                source: errno.into(),
-            }
-        }
-    })?;
-    drop(temp);
-    Ok(InstalledSkill { record, folder })
-}
-
-/// The folder holding `SKILL.md`: the archive's top, or its only top-level folder (archives
-/// are often made of `name/…`).
-fn skill_root(unpacked: &Path) -> Option<PathBuf> {
-    if unpacked.join(SKILL_FILE).is_file() {
-        return Some(unpacked.to_owned());
-    }
-    let mut entries = std::fs::read_dir(unpacked).ok()?.filter_map(Result::ok);
-    let only = entries.next()?;
-    if entries.next().is_some() || !only.file_type().ok()?.is_dir() {
-        return None;
-    }
-    only.path().join(SKILL_FILE).is_file().then(|| only.path())
 }
