@@ -187,6 +187,25 @@ async fn executable_bits_survive_only_when_the_index_says_so() {
 }
 
 #[tokio::test]
+async fn a_git_archive_with_a_pax_global_header_installs() {
+    let archive = tar_gz(|tar| {
+        tar_entry(
+            tar,
+            "pax_global_header",
+            tar::EntryType::XGlobalHeader,
+            b"52 comment=0123456789abcdef0123456789abcdef01234567\n",
+            "",
+            0o666,
+        );
+    });
+    let hub = Hub::serve(&[("pdf", archive)], &[], &[]);
+    hub.hub(HubLimits::default()).install("pdf").await.unwrap();
+    let folder = hub.dirs.home.join(".toolhost/skills/pdf");
+    assert!(folder.join("SKILL.md").is_file());
+    assert!(!folder.join("pax_global_header").exists());
+}
+
+#[tokio::test]
 async fn a_good_zip_installs() {
     let hub = Hub::serve(&[("zipped", zip(|_| {}))], &[], &[]);
     hub.hub(HubLimits::default())

@@ -399,6 +399,8 @@ impl SkillHub {
                 source,
             }
         };
+        // What an interrupted remove left aside is removed first.
+        let _ = std::fs::remove_dir_all(&trash);
         std::fs::rename(&folder, &trash).map_err(io("move aside", &folder))?;
         std::fs::remove_dir_all(&trash).map_err(io("remove", &trash))?;
         Ok(folder)

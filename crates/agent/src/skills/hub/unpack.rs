@@ -126,9 +126,13 @@ fn unpack_tar_gz(archive: &[u8], writer: &mut Writer<'_>) -> Result<(), UnpackEr
         .map_err(|error| UnpackError::Damaged(error.to_string()))?;
     for entry in entries {
         let mut entry = entry.map_err(|error| UnpackError::Damaged(error.to_string()))?;
+        let kind = entry.header().entry_type();
+        // `git archive` writes a pax global header (the commit id): metadata, not a file.
+        if kind == tar::EntryType::XGlobalHeader {
+            continue;
+        }
         let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         writer.count_entry()?;
-        let kind = entry.header().entry_type();
         let mode = entry.header().mode().unwrap_or(0o644);
         match kind {
             tar::EntryType::Directory => writer.folder(&name)?,
