@@ -15,6 +15,12 @@ if ! command -v openssl >/dev/null; then
     apt-get update -qq >&2 && apt-get install -y -qq openssl >&2
 fi
 
+# The Notify test runs a private session bus with Debian's dbus-daemon.
+if ! command -v dbus-daemon >/dev/null; then
+    echo "-- installing dbus-daemon from Debian's packages" >&2
+    apt-get update -qq >&2 && apt-get install -y -qq dbus-daemon >&2
+fi
+
 # Pinned; reinstalled only when the pins change.
 python_packages="mcp==2.3.0 mcp-server-git==2026.10.19"
 venv="$cache/venv"

@@ -146,6 +146,7 @@ impl<'a> AgentSetup<'a> {
         let chosen = choose_provider(self.config, &self.model, &*self.env)?;
         let provider: Arc<dyn ModelProvider> = connect_provider(&chosen)?;
         let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
+            .home(self.home.clone())
             .build()
             .await?;
         let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {
@@ -157,7 +158,8 @@ impl<'a> AgentSetup<'a> {
         };
         let for_mode = offered.for_mode(self.permissions.mode());
         let prompt =
-            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), for_mode.names());
+            SystemPromptInputs::gather(self.workspace, self.home.as_deref(), for_mode.names())
+                .with_skills(tools.skills.summaries());
         let max_iterations = self
             .max_iterations
             .or(self.config.agent_settings.max_iterations)

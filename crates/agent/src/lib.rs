@@ -1,6 +1,7 @@
 //! What assembles toolhost around the core: layered configuration, the permission system's
-//! files and processes (command hooks, the JSON-lines audit trail), and — later — the agent
-//! loop, sessions, sub-agents and skills.
+//! files and processes (command hooks, the JSON-lines audit trail), the agent loop, skills
+//! and the skill hub ([`skills`]), slash commands ([`slash_commands`]), and — later —
+//! sessions and sub-agents.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -29,6 +30,7 @@ pub mod assembly;
 mod audit_file;
 pub mod chat;
 pub mod config;
+pub mod front_matter;
 pub mod hooks;
 pub mod model_choice;
 mod permissions;
@@ -36,6 +38,8 @@ pub mod pricing;
 mod provider_connect;
 pub mod session_record;
 pub mod sessions;
+pub mod skills;
+pub mod slash_commands;
 pub mod system_prompt;
 pub mod tool_set;
 
@@ -43,7 +47,7 @@ pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{
     AgentConfig, Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT,
     HookCommand, HooksConfig, Limits, MAIN_AGENT, Overrides, PermissionsConfig, SessionsConfig,
-    ShellConfig, UnknownAgent,
+    ShellConfig, SkillsConfig, UnknownAgent,
 };
 pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;

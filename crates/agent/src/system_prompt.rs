@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::skills::SkillSummary;
+
 /// The most bytes of context files the prompt carries; a file that does not fit is cut, with a
 /// note saying so and where the whole file is.
 pub const CONTEXT_FILES_BUDGET: usize = 32 * 1024;
@@ -26,6 +28,9 @@ pub struct SystemPromptInputs {
     pub tools: Vec<String>,
     /// The context files found, in order, with their (possibly cut) text.
     pub context_files: Vec<ContextFile>,
+    /// The skills, by name and description only (progressive disclosure: `read_skill` gives
+    /// the rest); listed when `read_skill` is offered.
+    pub skills: Vec<SkillSummary>,
 }
 
 /// One instruction file the prompt includes.
@@ -58,7 +63,15 @@ impl SystemPromptInputs {
             platform: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
             tools,
             context_files: read_context_files(&candidates, CONTEXT_FILES_BUDGET),
+            skills: Vec::new(),
         }
+    }
+
+    /// The same inputs, listing these skills.
+    #[must_use]
+    pub fn with_skills(mut self, skills: Vec<SkillSummary>) -> Self {
+        self.skills = skills;
+        self
     }
 
     /// The prompt.
@@ -81,6 +94,17 @@ impl SystemPromptInputs {
                 prompt.push_str("- ");
                 prompt.push_str(line);
                 prompt.push('\n');
+            }
+        }
+        if !self.skills.is_empty() && self.tools.iter().any(|tool| tool == "read_skill") {
+            prompt.push_str(
+                "\n# Skills\nSkills hold instructions (and files) for particular tasks. When \
+                 a task matches a skill's description, call read_skill with its name first and \
+                 follow what it says.\n",
+            );
+            for skill in &self.skills {
+                let description = skill.description.split_whitespace().collect::<Vec<_>>();
+                prompt.push_str(&format!("- {}: {}\n", skill.name, description.join(" ")));
             }
         }
         for file in &self.context_files {
@@ -215,5 +239,23 @@ mod tests {
         assert!(prompt.contains("Always run cargo fmt."));
         assert!(prompt.contains("Read a file before you Edit it"));
         assert!(!prompt.contains("Bash runs"));
+    }
+
+    #[test]
+    fn the_prompt_lists_skill_names_and_descriptions_only_when_read_skill_is_offered() {
+        let dir = tempfile::tempdir().unwrap();
+        let skills = vec![SkillSummary {
+            name: "pdf".into(),
+            description: "Fill in PDF\nforms.".into(),
+        }];
+        let with = SystemPromptInputs::gather(dir.path(), None, vec!["read_skill".into()])
+            .with_skills(skills.clone())
+            .render();
+        assert!(with.contains("# Skills\n"), "{with}");
+        assert!(with.contains("- pdf: Fill in PDF forms.\n"), "{with}");
+        let without = SystemPromptInputs::gather(dir.path(), None, vec!["Read".into()])
+            .with_skills(skills)
+            .render();
+        assert!(!without.contains("# Skills"));
     }
 }

@@ -560,3 +560,50 @@ fn a_bad_price_names_file_line_and_key() {
         "{message}"
     );
 }
+
+#[test]
+fn skills_hubs_concatenate_limits_override_and_bad_entries_name_file_and_line() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.user_config(),
+        "[skills]\nhubs = [\"https://user.example/index.json\"]\nmax_entries = 50\n",
+    );
+    write_file(
+        dirs.project_config(),
+        "[skills]\nhubs = [\"http://127.0.0.1:9/index.json\"]\nmax_unpacked_bytes = 1000\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    assert_eq!(
+        config.skills.hubs,
+        [
+            "https://user.example/index.json",
+            "http://127.0.0.1:9/index.json"
+        ]
+    );
+    let limits = config.skills.hub_limits();
+    assert_eq!(limits.max_entries, 50);
+    assert_eq!(limits.max_unpacked_bytes, 1000);
+    assert_eq!(
+        limits.max_archive_bytes,
+        toolhost_agent::skills::hub::MAX_SKILL_ARCHIVE_BYTES
+    );
+    let shown = config.show();
+    assert!(shown.contains("\n[skills]\nhubs = [\"https://user.example/index.json\", \"http://127.0.0.1:9/index.json\"]\n"), "{shown}");
+
+    let (path, message) = load_error("config.toml", "[skills]\n\nhubs = [\"index.json\"]\n");
+    assert!(
+        message.starts_with(&format!(
+            "invalid config file {}: line 3: skills.hubs entry 'index.json' is not an http:// or \
+             https:// URL",
+            path.display()
+        )),
+        "{message}"
+    );
+    let (_, message) = load_error("config.toml", "[skills]\nmax_entries = 0\n");
+    assert!(
+        message.contains("line 2: skills.max_entries of 0"),
+        "{message}"
+    );
+    let (_, message) = load_error("config.toml", "[skills]\nhub = []\n");
+    assert!(message.contains("line 2: unknown field `hub`"), "{message}");
+}

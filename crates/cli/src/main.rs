@@ -64,6 +64,9 @@ enum Command {
     /// else [sessions] path, else ~/.toolhost/sessions.db).
     #[command(subcommand)]
     Sessions(commands::sessions::SessionsCommand),
+    /// Skills: search the hubs, install, list, remove.
+    #[command(subcommand)]
+    Skills(commands::skills::SkillsCommand),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -121,6 +124,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             registry,
             custom,
             mcp,
+            ..
         } = runtime
             .block_on(ToolSetBuilder::new(&workspace, &config, &agent, &permissions).build())?;
         anyhow::Ok((permissions, registry, custom, mcp))
@@ -171,6 +175,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
         Command::Mcp(command) => {
             runtime()?.block_on(commands::mcp::run(&workspace, &config, &agent()?, command))
+        }
+        Command::Skills(command) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            runtime()?.block_on(commands::skills::run(
+                &workspace,
+                home.as_deref(),
+                &config,
+                command,
+            ))
         }
     }
 }

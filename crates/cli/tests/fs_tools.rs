@@ -9,7 +9,7 @@ use predicates::prelude::*;
 use support::toolhost;
 
 #[test]
-fn tools_lists_the_filesystem_tools_then_bash_then_the_built_in_mcp_provider() {
+fn tools_lists_the_built_ins_in_r9_order_with_the_built_in_mcp_provider_before_notify() {
     let dir = tempfile::tempdir().unwrap();
     let output = toolhost(dir.path()).arg("tools").output().unwrap();
     assert!(output.status.success());
@@ -29,7 +29,13 @@ fn tools_lists_the_filesystem_tools_then_bash_then_the_built_in_mcp_provider() {
             "Glob",
             "Grep",
             "Bash",
-            "mcp__toolhost__status"
+            "list_skills",
+            "read_skill",
+            "skillhub_search",
+            "skillhub_install",
+            "slash_command",
+            "mcp__toolhost__status",
+            "Notify"
         ]
     );
 }

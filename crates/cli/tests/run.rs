@@ -920,3 +920,22 @@ fn a_second_ctrl_c_exits_at_once() {
 
     assert_eq!(status.code(), Some(130));
 }
+
+#[test]
+fn the_system_prompt_lists_skill_names_and_descriptions_but_not_their_bodies() {
+    let run_ = Run::new(WireFormat::OpenAiChat, vec![Reply::text("Noted.").into()]);
+    write_file(
+        run_.dirs.home.join(".claude/skills/notes/SKILL.md"),
+        "---\nname: notes\ndescription: Take notes.\n---\nSECRET BODY of the skill.\n",
+    );
+    let done = run(&run_, &["Hi"]);
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let sent = run_.requests()[0].body.to_string();
+    assert!(sent.contains("# Skills\\n"), "{sent}");
+    assert!(sent.contains("- notes: Take notes.\\n"), "{sent}");
+    assert!(!sent.contains("SECRET BODY"), "{sent}");
+    assert!(
+        offered_tools(WireFormat::OpenAiChat, &run_.requests()[0].body)
+            .contains(&"read_skill".to_owned())
+    );
+}

@@ -7,7 +7,7 @@
 //! a free local port ([`free_port`]), and the registry packages `tests/mcp-clients/setup.sh`
 //! installs ([`node_modules`], [`node`], [`EverythingHttp`], …), and [`EchoShell`], a
 //! stand-in for the Bash tool in permission tests, [`ReplayServer`], which replays canned HTTP
-//! responses byte for byte, and [`test_tools`], small tools that each
+//! responses byte for byte, [`StaticServer`], which serves fixed files (a skill hub), and [`test_tools`], small tools that each
 //! exercise one part of the tool contract. A fixture only one crate's
 //! tests use stays in that crate's `tests/support`.
 //!
@@ -73,6 +73,7 @@ pub mod node_packages;
 pub mod ports;
 pub mod processes;
 pub mod replay_server;
+pub mod static_server;
 pub mod test_tools;
 
 pub use echo_shell::{EchoShell, EchoShellParams};
@@ -85,3 +86,4 @@ pub use node_packages::{EverythingHttp, node, node_modules, npm_entry_point, ven
 pub use ports::free_port;
 pub use processes::{is_running, read_pid};
 pub use replay_server::{BodyPiece, CannedResponse, ReplayServer};
+pub use static_server::StaticServer;

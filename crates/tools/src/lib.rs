@@ -8,6 +8,7 @@
 //!   [`ToolRegistry::register_all`](toolhost_core::ToolRegistry::register_all).
 //! - [`shell`]: Bash (SPEC R22), on the process helper, command policy and sandbox of
 //!   `toolhost-exec`.
+//! - [`control`]: Notify (SPEC R28), a desktop notification over D-Bus, else a terminal one.
 //! - [`builtin_tools`] returns every built-in tool of this crate in spec order (R9).
 //!
 //! ```
@@ -22,6 +23,7 @@
 //! assert_eq!(registry.names(), ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]);
 //! ```
 
+pub mod control;
 pub mod fs;
 pub mod shell;
 pub mod workspace;
@@ -30,6 +32,7 @@ use std::sync::Arc;
 
 use toolhost_core::Tool;
 
+pub use control::Notify;
 pub use fs::filesystem_tools;
 pub use shell::{Bash, BashParams, BashSettings, CommandEnvironment, NetworkAccess, ShellSandbox};
 pub use workspace::{

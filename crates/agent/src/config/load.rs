@@ -64,12 +64,22 @@ struct FileConfig {
     providers: BTreeMap<String, Spanned<FileProvider>>,
     agent: FileAgentSettings,
     sessions: FileSessions,
+    skills: FileSkills,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct FileSessions {
     path: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileSkills {
+    hubs: Vec<Spanned<String>>,
+    max_archive_bytes: Option<Spanned<u64>>,
+    max_unpacked_bytes: Option<Spanned<u64>>,
+    max_entries: Option<Spanned<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -231,6 +241,7 @@ impl Config {
         }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;
+        self.merge_skills(file.skills, &origin, &invalid)?;
         let lookup = |name: &str| std::env::var(name).ok();
         for (name, server) in file.mcp_servers {
             let start = server.span().start;
@@ -433,6 +444,63 @@ impl Config {
                 "custom_tools.memory_limit_mb",
                 origin(megabytes.span().start),
             );
+        }
+        Ok(())
+    }
+
+    fn merge_skills(
+        &mut self,
+        skills: FileSkills,
+        origin: &dyn Fn(usize) -> String,
+        invalid: &dyn Fn(Option<usize>, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        for hub in skills.hubs {
+            let url = hub.get_ref().trim();
+            let scheme = url.split_once("://").map(|(scheme, _)| scheme);
+            if !matches!(scheme, Some("http" | "https")) || reqwest::Url::parse(url).is_err() {
+                return Err(invalid(
+                    Some(hub.span().start),
+                    format!(
+                        "skills.hubs entry '{url}' is not an http:// or https:// URL: give the \
+                         URL of a hub index, e.g. \"https://example.org/skills/index.json\""
+                    ),
+                ));
+            }
+            self.skills.hubs.push(url.to_owned());
+        }
+        for (key, value, target) in [
+            (
+                "skills.max_archive_bytes",
+                skills.max_archive_bytes,
+                &mut self.skills.max_archive_bytes,
+            ),
+            (
+                "skills.max_unpacked_bytes",
+                skills.max_unpacked_bytes,
+                &mut self.skills.max_unpacked_bytes,
+            ),
+        ] {
+            if let Some(bytes) = value {
+                if *bytes.get_ref() == 0 {
+                    return Err(invalid(
+                        Some(bytes.span().start),
+                        format!("{key} of 0 would refuse every skill: give at least 1"),
+                    ));
+                }
+                *target = Some(*bytes.get_ref());
+                self.sources.insert(key, origin(bytes.span().start));
+            }
+        }
+        if let Some(entries) = skills.max_entries {
+            if *entries.get_ref() == 0 {
+                return Err(invalid(
+                    Some(entries.span().start),
+                    "skills.max_entries of 0 would refuse every skill: give at least 1".to_owned(),
+                ));
+            }
+            self.skills.max_entries = Some(*entries.get_ref());
+            self.sources
+                .insert("skills.max_entries", origin(entries.span().start));
         }
         Ok(())
     }

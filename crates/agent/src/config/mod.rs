@@ -66,6 +66,8 @@ pub struct Config {
     pub agent_settings: AgentSettings,
     /// `[sessions]`: where the session store is.
     pub sessions: SessionsConfig,
+    /// `[skills]`: the skill hubs and the limits of installs.
+    pub skills: SkillsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -157,6 +159,35 @@ pub struct CustomToolsConfig {
     pub load_timeout: Option<Duration>,
     /// `memory_limit_mb`: heap per module, in MiB (default 64).
     pub memory_limit_mb: Option<usize>,
+}
+
+/// `[skills]`: the skill hubs (R27) and the limits of installing from them (R42). Unset limits
+/// keep the hub's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SkillsConfig {
+    /// `hubs`: the URLs (http or https) of hub indexes, searched in order. Lists concatenate
+    /// across files.
+    pub hubs: Vec<String>,
+    /// `max_archive_bytes`: the largest archive downloaded (default 20 MiB).
+    pub max_archive_bytes: Option<u64>,
+    /// `max_unpacked_bytes`: the most an archive may unpack to (default 64 MiB).
+    pub max_unpacked_bytes: Option<u64>,
+    /// `max_entries`: the most files and folders an archive may hold (default 2000).
+    pub max_entries: Option<usize>,
+}
+
+impl SkillsConfig {
+    /// The hub's limits: its defaults with these overrides.
+    pub fn hub_limits(&self) -> crate::skills::hub::HubLimits {
+        let defaults = crate::skills::hub::HubLimits::default();
+        crate::skills::hub::HubLimits {
+            max_archive_bytes: self.max_archive_bytes.unwrap_or(defaults.max_archive_bytes),
+            max_unpacked_bytes: self
+                .max_unpacked_bytes
+                .unwrap_or(defaults.max_unpacked_bytes),
+            max_entries: self.max_entries.unwrap_or(defaults.max_entries),
+        }
+    }
 }
 
 /// `[permissions]`: mode, rules and the audit trail.

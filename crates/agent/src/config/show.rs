@@ -39,6 +39,7 @@ pub(super) fn render(config: &Config) -> String {
 
     shell(&mut out, config);
     custom_tools(&mut out, config);
+    skills(&mut out, config);
     mcp_servers(&mut out, config);
     agents(&mut out, config);
     providers(&mut out, config);
@@ -136,6 +137,29 @@ fn custom_tools(out: &mut String, config: &Config) {
         if let Some(value) = value {
             let source = config
                 .source_of(&format!("custom_tools.{key}"))
+                .map(str::to_owned);
+            line(out, &format!("{key} = {value}"), source.as_deref());
+        }
+    }
+}
+
+/// `[skills]`, shown only when something is set (most configurations have no hub).
+fn skills(out: &mut String, config: &Config) {
+    let skills = &config.skills;
+    if *skills == crate::config::SkillsConfig::default() {
+        return;
+    }
+    out.push_str("\n[skills]\n");
+    let hubs: Vec<String> = skills.hubs.iter().map(|hub| quote(hub)).collect();
+    let _ = writeln!(out, "hubs = [{}]", hubs.join(", "));
+    for (key, value) in [
+        ("max_archive_bytes", skills.max_archive_bytes),
+        ("max_unpacked_bytes", skills.max_unpacked_bytes),
+        ("max_entries", skills.max_entries.map(|n| n as u64)),
+    ] {
+        if let Some(value) = value {
+            let source = config
+                .source_of(&format!("skills.{key}"))
                 .map(str::to_owned);
             line(out, &format!("{key} = {value}"), source.as_deref());
         }

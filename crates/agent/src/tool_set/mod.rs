@@ -2,10 +2,11 @@
 //! and the configuration, so that the agent loop, `toolhost serve`, `toolhost call`,
 //! sub-agents and the terminal UI all offer the same tools, built the same way.
 //!
-//! Order (R9): the built-in filesystem and shell tools, then the custom tools discovered on
-//! disk, then the MCP tools (`mcp__<server>__<tool>`). Tools of later groups (web, skills,
-//! sub-agents, slash commands, sessions, control) join at their place in R9's order as they
-//! are built.
+//! Order (R9): the built-in filesystem and shell tools, the skills (`list_skills`,
+//! `read_skill`), the skill hub (`skillhub_search`, `skillhub_install`), `slash_command`, then
+//! the custom tools discovered on disk, then the MCP tools (`mcp__<server>__<tool>`), then the
+//! control tools (`Notify`). Tools of the groups not built yet (web, sub-agents, sessions)
+//! join at their place in R9's order as they are built.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,13 +16,18 @@ use toolhost_core::{RegistryError, ToolRegistry};
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
 use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
-use toolhost_tools::{NetworkAccess, ShellSandbox, Workspace, builtin_tools};
+use toolhost_tools::{NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools};
 
 use crate::config::{AgentConfig, Config};
 use crate::permissions::Permissions;
+use crate::skills::SkillCatalog;
+use crate::slash_commands::SlashCommands;
+
+use self::skills::{Found, skill_tools};
 
 mod bridge;
 mod script_host;
+mod skills;
 
 pub use bridge::LazyBridge;
 pub use script_host::{PermissionExecGate, PermissionFileGate, WorkspaceFileSystem};
@@ -57,6 +63,10 @@ pub struct ToolSet {
     pub custom: CustomTools,
     /// The MCP servers started for the agent.
     pub mcp: Arc<McpClients>,
+    /// The skills found at start (the system prompt lists them).
+    pub skills: Arc<SkillCatalog>,
+    /// The slash commands found at start (a front end runs `/name` lines with them).
+    pub commands: Arc<SlashCommands>,
 }
 
 /// Where each custom tool came from, by name (built-ins are absent).
@@ -80,6 +90,14 @@ impl OfferedRegistry {
             .upgrade()
             .map(|registry| registry.names())
             .unwrap_or_default()
+    }
+
+    /// The registry, once set and while it lives.
+    pub fn get(&self) -> Option<Arc<ToolRegistry>> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrade()
     }
 }
 
@@ -115,6 +133,7 @@ pub struct ToolSetBuilder<'a> {
     permissions: &'a Permissions,
     offered: OfferedRegistry,
     providers: Option<McpProviders>,
+    home: Option<PathBuf>,
 }
 
 impl<'a> ToolSetBuilder<'a> {
@@ -132,7 +151,16 @@ impl<'a> ToolSetBuilder<'a> {
             permissions,
             offered: OfferedRegistry::default(),
             providers: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
         }
+    }
+
+    /// The home folder whose `~/.toolhost/skills`, `~/.claude/skills` and commands folders
+    /// are read, and where hub skills install (default: `$HOME`; `None`: no user skills).
+    #[must_use]
+    pub fn home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
     }
 
     /// Tell `offered` the registry once it exists (for `mcp__toolhost__status`).
@@ -154,6 +182,8 @@ impl<'a> ToolSetBuilder<'a> {
         let providers = self
             .providers
             .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
+        let found = Found::discover(self.workspace, self.home);
+        let (skills, commands) = (Arc::clone(&found.skills), Arc::clone(&found.commands));
         let (registry, custom, mcp) = build_registry_with(
             self.workspace,
             self.config,
@@ -161,12 +191,15 @@ impl<'a> ToolSetBuilder<'a> {
             &providers,
             self.permissions,
             &self.offered,
+            &found,
         )
         .await?;
         Ok(ToolSet {
             registry,
             custom,
             mcp,
+            skills,
+            commands,
         })
     }
 }
@@ -182,7 +215,9 @@ pub fn built_in_providers(workspace: &Path, offered: &OfferedRegistry) -> McpPro
 }
 
 /// The registry of `agent` in this workspace: every built-in tool, with the configured limits
-/// and the permission system, then the custom tools discovered on disk (R33–R35). A custom
+/// and the permission system (the skill, hub and slash-command tools over what `found` holds;
+/// skill folders outside the workspace become read-only roots), then the custom tools
+/// discovered on disk (R33–R35), then the MCP tools, then Notify. A custom
 /// tool that fails to load or clashes is logged as a warning; the others still load. The
 /// returned [`CustomTools`] can reload them when their files change (`toolhost serve`).
 ///
@@ -207,6 +242,7 @@ async fn build_registry_with(
     providers: &McpProviders,
     permissions: &Permissions,
     offered: &OfferedRegistry,
+    found: &Found,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
@@ -236,17 +272,29 @@ async fn build_registry_with(
     }
     let registry = builder.build();
     let workspace_root = workspace;
-    let workspace =
-        Arc::new(
-            Workspace::new(workspace).map_err(|error| ToolSetError::Workspace {
+    // Skill folders outside the workspace are read-only roots: Read reaches a skill's files,
+    // Write and Edit never do.
+    let workspace = Arc::new(
+        found
+            .skills
+            .read_only_roots(workspace)
+            .into_iter()
+            .fold(Workspace::builder(workspace), |builder, folder| {
+                builder.extra_root(folder, RootAccess::ReadOnly)
+            })
+            .build()
+            .map_err(|error| ToolSetError::Workspace {
                 path: workspace.to_path_buf(),
                 message: error.to_string(),
             })?,
-        );
-    let refused = registry.register_all(builtin_tools(Arc::clone(&workspace), bash_settings));
+    );
+    let mut builtins = builtin_tools(Arc::clone(&workspace), bash_settings);
+    builtins.extend(skill_tools(config, found, offered));
+    let refused = registry.register_all(builtins);
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
     }
+    let notify: Arc<dyn toolhost_core::Tool> = Arc::new(Notify::new());
 
     let mut host = ScriptHost::builder(workspace.root())
         .version(env!("CARGO_PKG_VERSION"))
@@ -270,11 +318,15 @@ async fn build_registry_with(
             write,
         }));
     }
+    // Notify is registered after the MCP tools (R9: control comes last), but a custom tool
+    // must not take its name.
+    let mut taken = registry.names();
+    taken.push(notify.spec().name);
     let (custom, discovery) = CustomTools::discover(
         host.build(),
         config.custom_tools.paths.clone(),
         workspace_root.to_path_buf(),
-        registry.names(),
+        taken,
     )
     .await;
     for error in &discovery.errors {
@@ -292,6 +344,7 @@ async fn build_registry_with(
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
     }
+    registry.register_arc(notify)?;
     for entry in agent.unmatched_allowed_tools(&registry.specs()) {
         tracing::warn!(
             "agent '{}': allowed_tools entry '{entry}' names no tool (a typo, or an MCP server \
@@ -415,6 +468,7 @@ mod tests {
             &providers,
             &permissions,
             &offered,
+            &Found::nothing(),
         )
         .await
         .unwrap();

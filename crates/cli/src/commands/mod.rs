@@ -8,4 +8,5 @@ pub mod mcp;
 pub mod run;
 pub mod serve;
 pub mod sessions;
+pub mod skills;
 pub mod tools;

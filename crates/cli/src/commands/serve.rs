@@ -86,6 +86,7 @@ async fn serve(
         registry,
         custom,
         mcp,
+        ..
     } = ToolSetBuilder::new(workspace, config, agent, &permissions)
         .offered(offered.clone())
         .build()

@@ -1,0 +1,328 @@
+//! Slash commands (R28, R16): Markdown prompt templates, as Claude Code writes them, found in
+//! `.toolhost/commands/`, `.claude/commands/`, `~/.toolhost/commands/` and
+//! `~/.claude/commands/` (first wins, so the project's win over the user's). A file's path
+//! below its folder names it: `frontend/component.md` is `/frontend:component`.
+//!
+//! Front matter: `description`, `argument-hint`, `allowed-tools`, `model` (and Claude Code's
+//! `disable-model-invocation`, which keeps the command from the `slash_command` tool); the
+//! body is the prompt, expanded by [`expand`] (the rules are in the README and in
+//! [`expand::parse_template`]).
+//!
+//! Two ways in: the model calls the `slash_command` tool ([`SlashCommandTool`]); a front end
+//! (`toolhost chat`) hands a line starting with `/` to [`SlashCommands::run_line`], which
+//! returns a [`CommandTurn`]: the prompt to send, the tools that turn is offered
+//! ([`CommandTurn::tools`], a filtered view of the registry) and the model to use.
+
+mod expand;
+mod slash_command;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use toolhost_core::permission::ToolSelection;
+use toolhost_core::{CallOptions, ToolRegistry};
+
+use crate::front_matter::{self, FrontMatterError, StringOrList};
+
+pub use expand::{ExpandError, Expansion, Piece, parse_template, split_arguments};
+pub use slash_command::SlashCommandTool;
+
+/// How deep sub-folders of a commands folder are looked into.
+const MAX_COMMAND_DEPTH: usize = 8;
+
+/// What a command file's front matter may say; other keys are ignored.
+#[derive(Debug, Default, Deserialize)]
+struct CommandFields {
+    description: Option<String>,
+    #[serde(rename = "argument-hint")]
+    argument_hint: Option<String>,
+    #[serde(rename = "allowed-tools")]
+    allowed_tools: Option<StringOrList>,
+    model: Option<String>,
+    #[serde(rename = "disable-model-invocation", default)]
+    disable_model_invocation: bool,
+}
+
+/// One slash command.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SlashCommand {
+    /// Its name without the `/`: `review`, `frontend:component`.
+    pub name: String,
+    /// `description`, or the body's first line.
+    pub description: String,
+    /// `argument-hint` (`[pr-number] [priority]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argument_hint: Option<String>,
+    /// `allowed-tools`, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_tools: Option<Vec<String>>,
+    /// `model`: the model for the command's turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether only a user may run it (not the `slash_command` tool).
+    pub user_only: bool,
+    /// The file.
+    pub path: PathBuf,
+    /// The prompt template.
+    #[serde(skip)]
+    pub body: String,
+}
+
+/// Why a command could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum SlashCommandError {
+    /// No command has that name.
+    #[error("there is no slash command '/{name}'{}", if known.is_empty() { String::new() } else { format!("; the commands are: {}", known.iter().map(|n| format!("/{n}")).collect::<Vec<_>>().join(", ")) })]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The names there are.
+        known: Vec<String>,
+    },
+    /// The command says only a user may run it.
+    #[error("the slash command '/{0}' sets disable-model-invocation: only the user can run it")]
+    UserOnly(String),
+    /// `allowed-tools` holds an entry that is not a tool rule.
+    #[error("{}: allowed-tools: {message}", path.display())]
+    AllowedTools {
+        /// The command's file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Expanding the body failed (a bad quote, a refused `@file` or `` !`command` ``).
+    #[error("/{name}: {source}")]
+    Expand {
+        /// The command.
+        name: String,
+        /// Why.
+        source: ExpandError,
+    },
+}
+
+/// What a front end sends for a `/name args` line.
+#[derive(Debug, Clone)]
+pub struct CommandTurn {
+    /// The command run.
+    pub command: String,
+    /// The prompt to send, fully expanded.
+    pub prompt: String,
+    /// `allowed-tools`: the only tools the turn is offered; `None`: the usual ones.
+    pub allowed_tools: Option<ToolSelection>,
+    /// `model`: the model for the turn; `None`: the session's.
+    pub model: Option<String>,
+    /// What the expansion read and ran.
+    pub expansion: Expansion,
+}
+
+impl CommandTurn {
+    /// The tools the turn is offered: a filtered view of `registry` (R16) sharing its
+    /// pipeline, or all of it when the command sets no `allowed-tools`. Entries with a
+    /// specifier (`Bash(git add:*)`) keep their tool; the permission rules judge its calls.
+    pub fn tools(&self, registry: &ToolRegistry) -> ToolRegistry {
+        match &self.allowed_tools {
+            Some(selection) => selection.apply(registry),
+            None => registry.filter(|_| true),
+        }
+    }
+}
+
+/// The commands found, and what was skipped.
+#[derive(Debug, Clone, Default)]
+pub struct SlashCommands {
+    commands: Vec<SlashCommand>,
+    warnings: Vec<FrontMatterError>,
+}
+
+/// The folders commands are looked for in, in precedence order.
+pub fn command_folders(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut folders = vec![
+        workspace.join(".toolhost").join("commands"),
+        workspace.join(".claude").join("commands"),
+    ];
+    if let Some(home) = home {
+        folders.push(home.join(".toolhost").join("commands"));
+        folders.push(home.join(".claude").join("commands"));
+    }
+    folders
+}
+
+impl SlashCommands {
+    /// The commands in `folders` (see [`command_folders`]); of two with one name the first
+    /// wins.
+    pub fn discover(folders: &[PathBuf]) -> Self {
+        let mut found = Self::default();
+        for folder in folders {
+            let mut files = Vec::new();
+            markdown_files(folder, &mut Vec::new(), 0, &mut files);
+            files.sort();
+            for (name, path) in files {
+                if found.get(&name).is_some() {
+                    tracing::warn!(
+                        "slash command /{name} in {} is shadowed by an earlier one",
+                        path.display()
+                    );
+                    continue;
+                }
+                match load_command(name, &path) {
+                    Ok(command) => found.commands.push(command),
+                    Err(warning) => found.warnings.push(warning),
+                }
+            }
+        }
+        found
+    }
+
+    /// The commands of `workspace` and `home`.
+    pub fn for_workspace(workspace: &Path, home: Option<&Path>) -> Self {
+        Self::discover(&command_folders(workspace, home))
+    }
+
+    /// The commands, in precedence order.
+    pub fn commands(&self) -> &[SlashCommand] {
+        &self.commands
+    }
+
+    /// The command `name` (without the `/`).
+    pub fn get(&self, name: &str) -> Option<&SlashCommand> {
+        self.commands.iter().find(|command| command.name == name)
+    }
+
+    /// The files skipped for bad front matter.
+    pub fn warnings(&self) -> &[FrontMatterError] {
+        &self.warnings
+    }
+
+    /// Runs `line` when it is a command (`/name args…`): `None` when it does not start with
+    /// `/`. The `@file`s are read with Read and the `` !`command` ``s run with Bash, both
+    /// through `registry`'s pipeline and permissions.
+    pub async fn run_line(
+        &self,
+        line: &str,
+        registry: &ToolRegistry,
+        options: CallOptions,
+    ) -> Option<Result<CommandTurn, SlashCommandError>> {
+        let rest = line.trim_start().strip_prefix('/')?;
+        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        Some(self.run(name, args, registry, options, true).await)
+    }
+
+    /// Expands the command `name` with the raw argument string `args`; `by_user` is false for
+    /// the model's `slash_command` calls, which `disable-model-invocation` refuses.
+    pub async fn run(
+        &self,
+        name: &str,
+        args: &str,
+        registry: &ToolRegistry,
+        options: CallOptions,
+        by_user: bool,
+    ) -> Result<CommandTurn, SlashCommandError> {
+        let name = name.trim().trim_start_matches('/');
+        let Some(command) = self.get(name) else {
+            return Err(SlashCommandError::Unknown {
+                name: name.to_owned(),
+                known: self.commands.iter().map(|c| c.name.clone()).collect(),
+            });
+        };
+        if command.user_only && !by_user {
+            return Err(SlashCommandError::UserOnly(command.name.clone()));
+        }
+        let allowed_tools = command
+            .allowed_tools
+            .as_ref()
+            .map(ToolSelection::parse)
+            .transpose()
+            .map_err(|error| SlashCommandError::AllowedTools {
+                path: command.path.clone(),
+                message: error.to_string(),
+            })?;
+        let expansion = expand::expand(&command.body, args, registry, options)
+            .await
+            .map_err(|source| SlashCommandError::Expand {
+                name: command.name.clone(),
+                source,
+            })?;
+        Ok(CommandTurn {
+            command: command.name.clone(),
+            prompt: expansion.prompt.clone(),
+            allowed_tools,
+            model: command.model.clone(),
+            expansion,
+        })
+    }
+}
+
+/// The `.md` files under `folder`, each with its command name (sub-folders joined by `:`).
+fn markdown_files(
+    folder: &Path,
+    prefix: &mut Vec<String>,
+    depth: usize,
+    files: &mut Vec<(String, PathBuf)>,
+) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            if depth < MAX_COMMAND_DEPTH {
+                prefix.push(name);
+                markdown_files(&path, prefix, depth + 1, files);
+                prefix.pop();
+            }
+        } else if let Some(stem) = name.strip_suffix(".md")
+            && !stem.is_empty()
+        {
+            let mut parts = prefix.clone();
+            parts.push(stem.to_owned());
+            files.push((parts.join(":"), path));
+        }
+    }
+}
+
+fn load_command(name: String, path: &Path) -> Result<SlashCommand, FrontMatterError> {
+    let text = std::fs::read_to_string(path).map_err(|error| FrontMatterError {
+        path: path.to_owned(),
+        line: 1,
+        message: format!("cannot read it: {error}"),
+    })?;
+    let document = front_matter::parse_with_literal_keys::<CommandFields>(
+        path,
+        &text,
+        &["description", "argument-hint"],
+    )?;
+    let fields = document.fields;
+    let description = fields
+        .description
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| {
+            document
+                .body
+                .lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .unwrap_or("")
+                .chars()
+                .take(100)
+                .collect()
+        });
+    Ok(SlashCommand {
+        name,
+        description,
+        argument_hint: fields.argument_hint,
+        allowed_tools: fields.allowed_tools.as_ref().map(StringOrList::entries),
+        model: fields.model,
+        user_only: fields.disable_model_invocation,
+        path: path.to_owned(),
+        body: document.body,
+    })
+}
+
+/// The commands shared by a tool set (found once per session).
+pub type SharedSlashCommands = Arc<SlashCommands>;

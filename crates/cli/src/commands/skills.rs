@@ -1,0 +1,96 @@
+//! `toolhost skills`: search the configured hubs, install and remove hub skills, list the
+//! skills found. Thin: the work is `toolhost_agent::skills`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use toolhost_agent::Config;
+use toolhost_agent::skills::SkillCatalog;
+use toolhost_agent::skills::hub::SkillHub;
+
+/// `toolhost skills …`.
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Search the configured hubs ([skills] hubs) for skills; no words lists them all.
+    Search {
+        /// Words that must all appear in a skill's id, name or description.
+        query: Vec<String>,
+    },
+    /// Download, check and install a hub skill into ~/.toolhost/skills/ID.
+    Install {
+        /// The skill's id, as `skills search` shows it.
+        id: String,
+    },
+    /// List the skills found for this workspace, and where each comes from.
+    List,
+    /// Remove a skill installed from a hub (never a skill you wrote yourself).
+    Remove {
+        /// The skill's id.
+        id: String,
+    },
+}
+
+/// Runs the subcommand.
+pub async fn run(
+    workspace: &Path,
+    home: Option<&Path>,
+    config: &Config,
+    command: SkillsCommand,
+) -> anyhow::Result<ExitCode> {
+    let hub = SkillHub::for_config(&config.skills, home);
+    match command {
+        SkillsCommand::Search { query } => {
+            let found = hub.search(&query.join(" ")).await?;
+            if found.is_empty() {
+                println!("No skill on the hubs matches.");
+            }
+            for listing in found {
+                let skill = listing.skill;
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    skill.id, skill.version, skill.name, skill.description
+                );
+            }
+        }
+        SkillsCommand::Install { id } => {
+            let installed = hub.install(&id).await?;
+            println!(
+                "Installed {} {} into {}",
+                installed.record.id,
+                installed.record.version,
+                installed.folder.display()
+            );
+        }
+        SkillsCommand::List => {
+            let catalog = SkillCatalog::for_workspace(workspace, home);
+            for warning in catalog.warnings() {
+                eprintln!("warning: {warning}");
+            }
+            if catalog.skills().is_empty() {
+                println!("No skills found.");
+            }
+            for skill in catalog.skills() {
+                let origin = if skill.from_hub {
+                    "hub"
+                } else {
+                    match skill.scope {
+                        toolhost_agent::skills::SkillScope::Project => "project",
+                        toolhost_agent::skills::SkillScope::User => "user",
+                    }
+                };
+                println!(
+                    "{}\t{origin}\t{}\t{}",
+                    skill.name,
+                    skill.folder.display(),
+                    skill.description
+                );
+            }
+        }
+        SkillsCommand::Remove { id } => {
+            let folder = hub.remove(&id)?;
+            println!("Removed {id} ({})", folder.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
