@@ -9,7 +9,7 @@ use predicates::prelude::*;
 use support::toolhost;
 
 #[test]
-fn tools_lists_the_filesystem_tools_then_bash_then_the_built_in_mcp_provider() {
+fn tools_lists_the_filesystem_tools_then_bash_then_the_web_tools_then_the_built_in_mcp_provider() {
     let dir = tempfile::tempdir().unwrap();
     let output = toolhost(dir.path()).arg("tools").output().unwrap();
     assert!(output.status.success());
@@ -29,6 +29,8 @@ fn tools_lists_the_filesystem_tools_then_bash_then_the_built_in_mcp_provider() {
             "Glob",
             "Grep",
             "Bash",
+            "WebSearch",
+            "WebFetch",
             "mcp__toolhost__status"
         ]
     );

@@ -2,10 +2,10 @@
 //! and the configuration, so that the agent loop, `toolhost serve`, `toolhost call`,
 //! sub-agents and the terminal UI all offer the same tools, built the same way.
 //!
-//! Order (R9): the built-in filesystem and shell tools, then the custom tools discovered on
-//! disk, then the MCP tools (`mcp__<server>__<tool>`). Tools of later groups (web, skills,
-//! sub-agents, slash commands, sessions, control) join at their place in R9's order as they
-//! are built.
+//! Order (R9): the built-in filesystem, shell and web tools (WebSearch, WebFetch), then the
+//! custom tools discovered on disk, then the MCP tools (`mcp__<server>__<tool>`). Tools of
+//! later groups (skills, sub-agents, slash commands, sessions, control) join at their place in
+//! R9's order as they are built.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,7 @@ use crate::permissions::Permissions;
 
 mod bridge;
 mod script_host;
+mod web;
 
 pub use bridge::LazyBridge;
 pub use script_host::{PermissionExecGate, PermissionFileGate, WorkspaceFileSystem};
@@ -243,7 +244,13 @@ async fn build_registry_with(
                 message: error.to_string(),
             })?,
         );
-    let refused = registry.register_all(builtin_tools(Arc::clone(&workspace), bash_settings));
+    let (search, fetch) = web::web_settings(config, &|name| std::env::var(name).ok());
+    let refused = registry.register_all(builtin_tools(
+        Arc::clone(&workspace),
+        bash_settings,
+        search,
+        fetch,
+    ));
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
     }
