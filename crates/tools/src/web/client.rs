@@ -107,11 +107,7 @@ pub async fn fetch(
         else {
             break;
         };
-        let next = url.join(location).map_err(|error| FetchError::Http {
-            url: url.clone(),
-            message: format!("its redirect to '{location}' is not a URL: {error}"),
-        })?;
-        let next = check_url(next.as_str()).map_err(FetchError::Redirect)?;
+        let next = redirect_target(&url, location)?;
         if !same_host(&next.host, &checked.host) {
             return Ok(Fetched::OtherHost {
                 from: url,
@@ -129,6 +125,31 @@ pub async fn fetch(
         response = send(&client, &url).await?;
     }
     read_page(response, url, max_bytes).await.map(Fetched::Page)
+}
+
+/// Where a `Location` points, checked as it is written: an absolute or scheme-relative
+/// target goes through the guard's written-form checks before the parser normalises it
+/// (`http://0x7f.1/` is refused, not read as `127.0.0.1`).
+fn redirect_target(base: &Url, location: &str) -> Result<CheckedUrl, FetchError> {
+    let location = location.trim();
+    let slashes = location.len() - location.trim_start_matches(['/', '\\']).len();
+    let written = if location.contains("://") {
+        location.to_owned()
+    } else if slashes >= 2 {
+        format!(
+            "{}://{}",
+            base.scheme(),
+            location.trim_start_matches(['/', '\\'])
+        )
+    } else {
+        base.join(location)
+            .map_err(|error| FetchError::Http {
+                url: base.clone(),
+                message: format!("its redirect to '{location}' is not a URL: {error}"),
+            })?
+            .to_string()
+    };
+    check_url(&written).map_err(FetchError::Redirect)
 }
 
 /// A client that resolves the host to the checked addresses only and follows no redirect.
@@ -250,4 +271,37 @@ fn describe(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn redirect_targets_are_checked_as_written() {
+        let base = Url::parse("http://site.test:8080/a/b").unwrap();
+        let target =
+            |location: &str| redirect_target(&base, location).map(|next| next.url.to_string());
+        assert_eq!(target("c").unwrap(), "http://site.test:8080/a/c");
+        assert_eq!(target("/d?e=1").unwrap(), "http://site.test:8080/d?e=1");
+        assert_eq!(target("//other.test/x").unwrap(), "http://other.test/x");
+        assert_eq!(
+            target("https://other.test/").unwrap(),
+            "https://other.test/"
+        );
+        for odd in [
+            "http://0x7f.1/",
+            "//0x7f.1/",
+            "/\\0177.0.0.1/",
+            "http://a@127.0.0.1/",
+        ] {
+            assert!(
+                matches!(redirect_target(&base, odd), Err(FetchError::Redirect(_))),
+                "{odd}"
+            );
+        }
+        assert!(redirect_target(&base, "file:///etc/passwd").is_err());
+    }
 }
