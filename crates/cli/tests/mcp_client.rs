@@ -330,7 +330,7 @@ fn the_built_in_toolhost_provider_reports_the_workspace_and_the_tools() {
             workspace.display()
         )))
         .stdout(predicate::str::contains(
-            " Read, Write, mcp__toolhost__status)",
+            " Read, WebFetch, WebSearch, Write, mcp__toolhost__status)",
         ));
 }
 

@@ -12,6 +12,9 @@
 //! `[agents.NAME]` defines agents: the tools each is offered and the MCP servers it sees
 //! ([`AgentConfig`]).
 //!
+//! `[web]` and `[web.search]` configure WebFetch (limits, cache, summary model, fixed host
+//! entries) and WebSearch's service ([`WebConfig`]).
+//!
 //! MCP servers also come from Claude Code's `<workspace>/.mcp.json`, read before the TOML
 //! layers.
 //!
