@@ -143,6 +143,7 @@ impl<'a> AgentSetup<'a> {
         let chosen = choose_provider(self.config, &self.model, &*self.env)?;
         let provider: Arc<dyn ModelProvider> = connect_provider(&chosen)?;
         let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
+            .model(Some(chosen.clone()))
             .build()
             .await?;
         let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {

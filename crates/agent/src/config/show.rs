@@ -192,6 +192,15 @@ fn web(out: &mut String, config: &Config) {
         if let Some(variable) = &search.api_key_env {
             let _ = writeln!(out, "api_key_env = {}", quote(variable));
         }
+    } else if web.native_search.is_some() {
+        out.push_str("\n[web.search]\n");
+    }
+    if let Some(native) = web.native_search {
+        line(
+            out,
+            &format!("native = {native}"),
+            config.source_of("web.search.native"),
+        );
     }
 }
 

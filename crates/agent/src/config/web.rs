@@ -15,6 +15,7 @@
 //! provider = "searxng"            # or "tavily", "brave", "jina"
 //! url = "http://localhost:8888"   # required for searxng
 //! api_key_env = "TAVILY_API_KEY"  # the variable holding the key
+//! native = true                   # the run's provider's own search first (Anthropic)
 //! ```
 
 use std::collections::BTreeMap;
@@ -56,9 +57,10 @@ enum FileAddresses {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileWebSearch {
-    provider: Spanned<String>,
+    provider: Option<Spanned<String>>,
     url: Option<Spanned<String>>,
     api_key_env: Option<String>,
+    native: Option<Spanned<bool>>,
 }
 
 /// The merged `[web]`.
@@ -81,8 +83,11 @@ pub struct WebConfig {
     /// `resolve`: fixed addresses of host names (lower case), checked by the guard like DNS
     /// answers. Entries of later files replace those of earlier ones, host by host.
     pub resolve: BTreeMap<String, Vec<IpAddr>>,
-    /// `[web.search]`.
+    /// `[web.search]` with a `provider`: the search service.
     pub search: Option<WebSearchConfig>,
+    /// `[web.search] native`: `false` keeps WebSearch off the run's provider's own search
+    /// (default on, where the provider has one).
+    pub native_search: Option<bool>,
 }
 
 /// The merged `[web.search]`.
@@ -199,13 +204,28 @@ impl Config {
         if let Some(search) = web.search {
             let start = search.span().start;
             let search = search.into_inner();
-            let provider = search
-                .provider
+            if let Some(native) = search.native {
+                self.web.native_search = Some(*native.get_ref());
+                self.sources
+                    .insert("web.search.native", origin(native.span().start));
+            }
+            let Some(provider) = search.provider else {
+                if search.url.is_some() || search.api_key_env.is_some() {
+                    return Err(invalid(
+                        Some(start),
+                        "web.search has url or api_key_env but no provider: add provider = \
+                         \"searxng\" (or \"tavily\", \"brave\", \"jina\")"
+                            .to_owned(),
+                    ));
+                }
+                return Ok(());
+            };
+            let parsed = provider
                 .get_ref()
                 .parse::<SearchProvider>()
                 .map_err(|problem| {
                     invalid(
-                        Some(search.provider.span().start),
+                        Some(provider.span().start),
                         format!("web.search.provider: {problem}"),
                     )
                 })?;
@@ -213,7 +233,7 @@ impl Config {
                 check_base_url(url.get_ref()).map_err(|problem| {
                     invalid(Some(url.span().start), format!("web.search.url {problem}"))
                 })?;
-            } else if provider == SearchProvider::Searxng {
+            } else if parsed == SearchProvider::Searxng {
                 return Err(invalid(
                     Some(start),
                     "web.search with provider = \"searxng\" needs url = \"http://…\" (the \
@@ -222,7 +242,7 @@ impl Config {
                 ));
             }
             self.web.search = Some(WebSearchConfig {
-                provider,
+                provider: parsed,
                 url: search.url.map(Spanned::into_inner),
                 api_key_env: search.api_key_env,
                 origin: origin(start),

@@ -18,9 +18,11 @@ use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{NetworkAccess, ShellSandbox, Workspace, builtin_tools};
 
 use crate::config::{AgentConfig, Config};
+use crate::model_choice::ChosenProvider;
 use crate::permissions::Permissions;
 
 mod bridge;
+mod native_search;
 mod script_host;
 mod web;
 
@@ -116,6 +118,7 @@ pub struct ToolSetBuilder<'a> {
     permissions: &'a Permissions,
     offered: OfferedRegistry,
     providers: Option<McpProviders>,
+    model: Option<ChosenProvider>,
 }
 
 impl<'a> ToolSetBuilder<'a> {
@@ -133,7 +136,16 @@ impl<'a> ToolSetBuilder<'a> {
             permissions,
             offered: OfferedRegistry::default(),
             providers: None,
+            model: None,
         }
+    }
+
+    /// The provider the run asks, whose own web search (when it has one) is WebSearch's
+    /// first tier.
+    #[must_use]
+    pub fn model(mut self, chosen: Option<ChosenProvider>) -> Self {
+        self.model = chosen;
+        self
     }
 
     /// Tell `offered` the registry once it exists (for `mcp__toolhost__status`).
@@ -162,6 +174,7 @@ impl<'a> ToolSetBuilder<'a> {
             &providers,
             self.permissions,
             &self.offered,
+            self.model.as_ref(),
         )
         .await?;
         Ok(ToolSet {
@@ -208,6 +221,7 @@ async fn build_registry_with(
     providers: &McpProviders,
     permissions: &Permissions,
     offered: &OfferedRegistry,
+    model: Option<&ChosenProvider>,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
@@ -244,7 +258,7 @@ async fn build_registry_with(
                 message: error.to_string(),
             })?,
         );
-    let (search, fetch) = web::web_settings(config, &|name| std::env::var(name).ok());
+    let (search, fetch) = web::web_settings(config, model, &|name| std::env::var(name).ok());
     let refused = registry.register_all(builtin_tools(
         Arc::clone(&workspace),
         bash_settings,
@@ -422,6 +436,7 @@ mod tests {
             &providers,
             &permissions,
             &offered,
+            None,
         )
         .await
         .unwrap();

@@ -2,23 +2,25 @@
 //! summary model (a [`WebSummarizer`] on the providers of `toolhost-providers`), and
 //! WebSearch's service.
 //!
-//! WebSearch's first tier, the provider's own search, is not wired yet: no
-//! [`toolhost_tools::web::NativeWebSearch`] is given, so a configured service or the
-//! "unavailable" answer is what the model gets.
+//! WebSearch's first tier is the run's provider's own search, when it has one and
+//! `[web.search] native` is not `false`: Anthropic's `web_search` server tool
+//! ([`AnthropicWebSearch`]). Commands without a model (`toolhost call`, `serve`) have no
+//! provider, so their WebSearch starts at the configured service.
 
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::Message;
-use toolhost_providers::{ModelProvider, ModelRequest, complete};
+use toolhost_providers::{Api, ModelProvider, ModelRequest, complete};
 use toolhost_tools::web::{
-    CACHE_TTL, DEFAULT_FETCH_TIMEOUT, HostResolver, PageCache, SearchService, SummaryError,
-    SummaryRequest, WebSummarizer,
+    CACHE_TTL, DEFAULT_FETCH_TIMEOUT, HostResolver, NativeWebSearch, PageCache, SearchService,
+    SummaryError, SummaryRequest, WebSummarizer,
 };
 use toolhost_tools::{WebFetchSettings, WebSearchSettings};
 
+use super::native_search::AnthropicWebSearch;
 use crate::config::Config;
-use crate::model_choice::{ModelFlags, choose_provider};
+use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use crate::provider_connect::connect_provider;
 
 /// The most tokens a summary answer may have.
@@ -29,9 +31,11 @@ const SUMMARY_SYSTEM_PROMPT: &str = "You answer a question about one web page, f
      page gives them. If the page does not answer the question, say so and say what it does \
      contain.";
 
-/// WebSearch's and WebFetch's settings under `config`; `env` reads the API keys.
+/// WebSearch's and WebFetch's settings under `config`, for a run asking `provider` (when
+/// there is one); `env` reads the API keys.
 pub(super) fn web_settings(
     config: &Config,
+    provider: Option<&ChosenProvider>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> (WebSearchSettings, WebFetchSettings) {
     let web = &config.web;
@@ -67,7 +71,12 @@ pub(super) fn web_settings(
     };
     (
         WebSearchSettings {
-            native: None,
+            native: provider
+                .filter(|_| web.native_search != Some(false))
+                .filter(|chosen| chosen.entry.api == Api::Anthropic)
+                .map(|chosen| {
+                    Arc::new(AnthropicWebSearch::new(chosen, timeout)) as Arc<dyn NativeWebSearch>
+                }),
             service,
         },
         fetch,
