@@ -1,7 +1,8 @@
 //! WebFetch and WebSearch through the real `toolhost` binary, against a site on 127.0.0.1
 //! that counts its requests: extraction, the response cap, the timeout, redirects, the
 //! private-network guard (rules, a resolver entry, odd spellings of loopback), the cache,
-//! PDFs, deny rules, SearXNG, Anthropic's own search in a run, and the summary model.
+//! PDFs, deny rules, proxies, SearXNG, and the summary model. The providers' own searches are
+//! in `web_search_native.rs`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,13 +15,12 @@ use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use support::web_server::{WebSite, long_text};
-use toolhost_test_support::{
-    CannedResponse, HomeAndWorkspace, MockModel, ReplayServer, Reply, WireFormat, sse_frames,
-    write_file,
-};
+use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, WireFormat, write_file};
 
 /// Variables that would send the requests elsewhere.
-const PROXY_VARIABLES: [&str; 8] = [
+const PROXY_VARIABLES: [&str; 10] = [
+    "no_proxy",
+    "NO_PROXY",
     "http_proxy",
     "https_proxy",
     "all_proxy",
@@ -352,6 +352,7 @@ fn a_cached_page_is_not_fetched_again_for_a_new_prompt() {
         "{again}"
     );
     assert!(text(&again).contains("counted page"), "{again}");
+    assert!(!text(&again).contains("(asked for"), "{again}");
     assert_eq!(site.count("/count"), 1);
     assert!(
         dirs.home
@@ -558,57 +559,42 @@ fn without_a_summary_model_a_prompt_gets_the_page_with_a_note() {
 }
 
 #[test]
-fn in_a_run_on_anthropic_web_search_uses_anthropic_s_own_search() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let frames = |reply: &Reply| sse_frames(WireFormat::Anthropic, reply).concat();
-    let search_answer = json!({
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-        "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5},
-        "content": [
-            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}},
-            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
-                {"type": "web_search_result", "url": "https://www.rust-lang.org/", "title": "Rust", "encrypted_content": "e1"},
-                {"type": "web_search_result", "url": "https://doc.rust-lang.org/book/", "title": "The Book", "encrypted_content": "e2", "page_age": "2 days"}
-            ]},
-            {"type": "text", "text": "Rust.", "citations": [
-                {"type": "web_search_result_location", "url": "https://www.rust-lang.org/", "title": "Rust", "encrypted_index": "i", "cited_text": "A language empowering everyone."}
-            ]}
-        ]
-    });
-    let server = runtime.block_on(ReplayServer::start(vec![
-        CannedResponse::sse(frames(&Reply::tool_call(
-            "toolu_1",
-            "WebSearch",
-            json!({"query": "rust", "count": 2}),
-        ))),
-        CannedResponse::status(200, search_answer),
-        CannedResponse::sse(frames(&Reply::text("Found them."))),
-    ]));
+fn a_configured_proxy_is_used_for_hosts_that_pass_the_guard() {
+    let proxy = WebSite::start();
     let dirs = HomeAndWorkspace::new();
+    // A public address, so the guard lets the name through; the proxy is the local site.
+    write_file(
+        dirs.project_config(),
+        "[web]\ntimeout = 5\nresolve = { \"far.test\" = \"93.184.216.34\" }\n",
+    );
     let output = command(&dirs)
-        .env_remove("OPENAI_API_KEY")
-        .env("ANTHROPIC_BASE_URL", &server.url)
-        .env("ANTHROPIC_API_KEY", "sk-ant-test")
-        .args(["run", "find rust"])
+        .env("HTTP_PROXY", proxy.url(""))
+        .args([
+            "call",
+            "WebFetch",
+            r#"{"url": "http://far.test:8080/count"}"#,
+            "--json",
+        ])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "Found them.\n");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 3);
-    assert_eq!(
-        requests[1].body["tools"],
-        json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}])
-    );
-    let result = requests[2].body["messages"].to_string();
+    let result = parse(&output);
+    // The proxy got the absolute URL; it has no such route and says 404.
+    assert_eq!(proxy.count("http://far.test:8080/count"), 1, "{result}");
     assert!(
-        result.contains(
-            "Results for \\\"rust\\\" (anthropic web_search):\\n\\n1. Rust\\n   https://www.rust-lang.org/\\n   A language empowering everyone.\\n\\n2. The Book\\n   https://doc.rust-lang.org/book/\\n   (page age: 2 days)\\n"
-        ),
+        text(&result).starts_with("http://far.test:8080/count answered HTTP 404."),
         "{result}"
     );
+    // A private address is refused before the proxy is asked.
+    let refused = command(&dirs)
+        .env("HTTP_PROXY", proxy.url(""))
+        .args([
+            "call",
+            "WebFetch",
+            r#"{"url": "http://10.1.2.3:8080/"}"#,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(parse(&refused)["is_error"], true);
+    assert_eq!(proxy.total(), 1);
 }

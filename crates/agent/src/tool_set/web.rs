@@ -3,22 +3,21 @@
 //! WebSearch's service.
 //!
 //! WebSearch's first tier is the run's provider's own search, when it has one and
-//! `[web.search] native` is not `false`: Anthropic's `web_search` server tool
-//! ([`AnthropicWebSearch`]). Commands without a model (`toolhost call`, `serve`) have no
+//! `[web.search] native` is not `false` (see `native_search`). Commands without a model (`toolhost call`, `serve`) have no
 //! provider, so their WebSearch starts at the configured service.
 
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::Message;
-use toolhost_providers::{Api, ModelProvider, ModelRequest, complete};
+use toolhost_providers::{ModelProvider, ModelRequest, complete};
 use toolhost_tools::web::{
-    CACHE_TTL, DEFAULT_FETCH_TIMEOUT, HostResolver, NativeWebSearch, PageCache, SearchService,
-    SummaryError, SummaryRequest, WebSummarizer,
+    CACHE_TTL, DEFAULT_FETCH_TIMEOUT, HostResolver, PageCache, SearchService, SummaryError,
+    SummaryRequest, WebSummarizer,
 };
 use toolhost_tools::{WebFetchSettings, WebSearchSettings};
 
-use super::native_search::AnthropicWebSearch;
+use super::native_search::native_search;
 use crate::config::Config;
 use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use crate::provider_connect::connect_provider;
@@ -73,10 +72,7 @@ pub(super) fn web_settings(
         WebSearchSettings {
             native: provider
                 .filter(|_| web.native_search != Some(false))
-                .filter(|chosen| chosen.entry.api == Api::Anthropic)
-                .map(|chosen| {
-                    Arc::new(AnthropicWebSearch::new(chosen, timeout)) as Arc<dyn NativeWebSearch>
-                }),
+                .and_then(|chosen| native_search(chosen, timeout)),
             service,
         },
         fetch,

@@ -233,7 +233,11 @@ impl WebFetch {
         if let Some(title) = &title {
             let _ = writeln!(head, "Title: {title}");
         }
-        if page.final_url != page.url {
+        // Tracking parameters and fragments are not a redirect: compare the normal forms.
+        let redirected = url::Url::parse(&page.final_url)
+            .map(|final_url| normalize_url(&final_url).as_str() != page.url)
+            .unwrap_or(true);
+        if redirected {
             let _ = writeln!(head, "(asked for {})", page.url);
         }
         if page.cut_at_cap {

@@ -1,11 +1,10 @@
-//! WebSearch's first tier for Anthropic: one Messages request that offers the model
+//! Anthropic's search: one Messages request that offers the model
 //! Anthropic's server-side `web_search` tool (`web_search_20250305`, one use), whose
 //! `web_search_tool_result` blocks are the results. Snippets come from the answer's citations
 //! of each result (`cited_text`), else the page's age.
 //!
 //! Anthropic runs the search and bills it; an organisation that has not enabled it gets an
-//! error, and WebSearch falls back to its next tier. `[web.search] native = false` turns this
-//! tier off.
+//! error, and WebSearch falls back to its next tier.
 
 use std::time::Duration;
 
@@ -15,6 +14,7 @@ use toolhost_providers::ANTHROPIC_BASE_URL;
 use toolhost_providers::anthropic::API_VERSION as ANTHROPIC_VERSION;
 use toolhost_tools::web::{NativeWebSearch, SearchHit};
 
+use super::post_json;
 use crate::model_choice::ChosenProvider;
 
 /// The most tokens of the answer around the results (the results themselves are blocks).
@@ -52,10 +52,6 @@ impl AnthropicWebSearch {
     }
 
     async fn ask(&self, query: &str, count: usize) -> Result<Value, String> {
-        let client = reqwest::Client::builder()
-            .timeout(self.timeout)
-            .build()
-            .map_err(|error| error.to_string())?;
         let body = json!({
             "model": self.model,
             "max_tokens": SEARCH_MAX_OUTPUT_TOKENS,
@@ -68,25 +64,12 @@ impl AnthropicWebSearch {
             }],
             "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],
         });
-        let mut request = client
-            .post(&self.url)
-            .header("anthropic-version", ANTHROPIC_VERSION)
-            .header("content-type", "application/json")
-            .body(body.to_string());
+        let mut headers = vec![("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned())];
         if let Some(key) = &self.api_key {
-            request = request.header("x-api-key", key);
+            headers.push(("x-api-key".to_owned(), key.clone()));
         }
-        for (name, value) in &self.headers {
-            request = request.header(name, value);
-        }
-        let response = request.send().await.map_err(|error| error.to_string())?;
-        let status = response.status();
-        let text = response.text().await.map_err(|error| error.to_string())?;
-        if !status.is_success() {
-            let start: String = text.chars().take(300).collect();
-            return Err(format!("HTTP {status}: {start}"));
-        }
-        serde_json::from_str(&text).map_err(|error| format!("the answer is not JSON ({error})"))
+        headers.extend(self.headers.iter().cloned());
+        post_json(&self.url, &headers, &body, self.timeout).await
     }
 }
 
