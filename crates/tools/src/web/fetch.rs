@@ -323,7 +323,7 @@ impl WebFetch {
         }
         let max_chars = self.settings.max_content_chars.unwrap_or(MAX_CONTENT_CHARS);
         let (shown, total) = cut_to_chars(&content, max_chars);
-        let mut text = format!("{head}\n{shown}\n");
+        let mut text = format!("{head}\n{}\n", shown.trim_end_matches('\n'));
         if let Some(total) = total {
             let _ = writeln!(
                 text,
