@@ -1,6 +1,7 @@
-//! What WebFetch makes of a body: HTML becomes readable Markdown (readability extraction of
-//! the main content, the whole page converted when extraction finds none), text and JSON pass
-//! through, PDFs and other binaries are refused.
+//! What WebFetch makes of a body: text in its declared character set (the `Content-Type`
+//! charset, a byte-order mark, or an HTML `<meta charset>`; UTF-8 otherwise), HTML as
+//! readable Markdown (readability extraction of the main content, the whole page converted
+//! when extraction finds none), text and JSON as they are; PDFs and other binaries refused.
 
 /// The kinds of body WebFetch reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,42 @@ pub fn body_kind(content_type: &str, head: &[u8]) -> Result<BodyKind, String> {
     } else {
         format!("binary content ({mime})")
     })
+}
+
+/// Bytes of an HTML page searched for a `<meta charset>`.
+const META_CHARSET_BYTES: usize = 2048;
+
+/// `body` as text, in the character set the response declares; invalid bytes become U+FFFD.
+pub fn decode_text(body: &[u8], content_type: &str) -> String {
+    let declared = charset_parameter(content_type).or_else(|| meta_charset(body));
+    let encoding = declared
+        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
+        .unwrap_or(encoding_rs::UTF_8);
+    // `decode` lets a byte-order mark win over the label, as browsers do.
+    encoding.decode(body).0.into_owned()
+}
+
+fn charset_parameter(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_owned())
+    })
+}
+
+/// `<meta charset="x">` or `<meta http-equiv="Content-Type" content="…; charset=x">` near
+/// the start of a page.
+fn meta_charset(body: &[u8]) -> Option<String> {
+    let head =
+        String::from_utf8_lossy(&body[..body.len().min(META_CHARSET_BYTES)]).to_ascii_lowercase();
+    let at = head.find("charset=")? + "charset=".len();
+    let value: String = head[at..]
+        .trim_start_matches(['"', '\''])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        .collect();
+    (!value.is_empty()).then_some(value)
 }
 
 fn looks_like_html(head: &[u8]) -> bool {
@@ -140,6 +177,31 @@ mod tests {
             Err("binary content (image/png)".to_owned())
         );
         assert_eq!(body_kind("", b"ab\0cd"), Err("binary data".to_owned()));
+    }
+
+    #[test]
+    fn text_is_decoded_in_its_declared_character_set() {
+        assert_eq!(
+            decode_text(b"caf\xe9", "text/plain; charset=ISO-8859-1"),
+            "café"
+        );
+        assert_eq!(
+            decode_text(b"<meta charset=\"windows-1252\"><p>\x93hi\x94", "text/html"),
+            "<meta charset=\"windows-1252\"><p>\u{201c}hi\u{201d}"
+        );
+        assert!(
+            decode_text(
+                b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\">\x93\xfa",
+                ""
+            )
+            .ends_with('\u{65e5}')
+        );
+        assert_eq!(decode_text("é".as_bytes(), "text/plain"), "é");
+        assert_eq!(
+            decode_text(b"\xef\xbb\xbfok", "text/plain; charset=latin1"),
+            "ok"
+        );
+        assert_eq!(decode_text(b"bad \xff", "text/plain"), "bad \u{fffd}");
     }
 
     #[test]

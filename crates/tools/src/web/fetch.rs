@@ -16,7 +16,7 @@ use toolhost_core::{
 use super::address::non_public_range;
 use super::cache::{CachedPage, PageCache, normalize_url, now_seconds};
 use super::client::{Fetched, fetch};
-use super::extract::{BodyKind, body_kind, readable_markdown};
+use super::extract::{BodyKind, body_kind, decode_text, readable_markdown};
 use super::guard::{CheckedUrl, HostResolver, check_url, resolve_destination};
 use super::summary::{SummaryRequest, WebSummarizer};
 
@@ -192,13 +192,14 @@ impl WebFetch {
             }
             Fetched::Page(page) => page,
         };
+        let body = decode_text(&page.body, &page.content_type);
         let cached = CachedPage {
             url: normalize_url(&checked.url).to_string(),
             final_url: page.final_url.to_string(),
             status: page.status,
             content_type: page.content_type,
             bytes: page.body.len(),
-            body: String::from_utf8_lossy(&page.body).into_owned(),
+            body,
             cut_at_cap: page.cut_at_cap,
             private: destination.private,
             fetched_at: now_seconds(),
