@@ -449,7 +449,72 @@ fn web_search_numbers_the_results_of_a_searxng_instance() {
          \n1. Rust Programming Language\n   https://www.rust-lang.org/\n   A language empowering everyone to build reliable and efficient software.\n\
          \n2. The Rust Book\n   https://doc.rust-lang.org/book/\n   An introductory book about Rust.\n"
     );
-    assert_eq!(site.search_queries(), ["q=rust+lang&format=json"]);
+    let searches = site.searches();
+    assert_eq!(searches.len(), 1);
+    assert_eq!(searches[0].query, "q=rust+lang&format=json");
+}
+
+#[test]
+fn web_search_asks_tavily_brave_and_jina_with_the_key_from_the_environment() {
+    let site = WebSite::start();
+    for (provider, key_header) in [
+        ("tavily", "authorization: Bearer k-123"),
+        ("brave", "x-subscription-token: k-123"),
+        ("jina", "authorization: Bearer k-123"),
+    ] {
+        let dirs = HomeAndWorkspace::new();
+        write_file(
+            dirs.project_config(),
+            format!(
+                "[web.search]\nprovider = \"{provider}\"\nurl = \"{}\"\napi_key_env = \"SEARCH_KEY\"\n",
+                site.url(&format!("/{provider}"))
+            ),
+        );
+        let output = command(&dirs)
+            .env("SEARCH_KEY", "k-123")
+            .args([
+                "call",
+                "WebSearch",
+                r#"{"query": "rust", "count": 1}"#,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        let result = parse(&output);
+        assert_eq!(
+            text(&result),
+            format!(
+                "Results for \"rust\" ({provider}):\n\n1. Rust Programming Language\n   \
+                 https://www.rust-lang.org/\n   A language empowering everyone{}\n",
+                if provider == "tavily" {
+                    " to build reliable and efficient software."
+                } else {
+                    "."
+                }
+            )
+        );
+        let request = site.searches().pop().unwrap();
+        assert_eq!(request.path, format!("/{provider}"));
+        assert!(
+            request.headers.iter().any(|line| line == key_header),
+            "{request:?}"
+        );
+        match provider {
+            "tavily" => assert_eq!(
+                serde_json::from_str::<Value>(&request.body).unwrap(),
+                json!({"query": "rust", "max_results": 1})
+            ),
+            "brave" => assert_eq!(request.query, "q=rust&count=1"),
+            _ => assert_eq!(request.query, "q=rust"),
+        }
+        // Without the variable, the result names it.
+        let missing = call(&dirs, &[], "WebSearch", &json!({"query": "rust"}));
+        assert_eq!(missing["is_error"], true);
+        assert!(
+            text(&missing).contains("set the environment variable SEARCH_KEY"),
+            "{missing}"
+        );
+    }
 }
 
 #[test]

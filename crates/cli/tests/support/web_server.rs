@@ -34,11 +34,45 @@ pub const SEARXNG_JSON: &str = r#"{"query": "rust", "number_of_results": 2, "res
   {"title": "Third", "url": "https://example.org/third", "content": "Not asked for."}
 ]}"#;
 
+/// One request to a search route, as it came.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    /// The path.
+    pub path: String,
+    /// The query string.
+    pub query: String,
+    /// The header lines, names in lower case (`authorization: Bearer k`).
+    pub headers: Vec<String>,
+    /// The body.
+    pub body: String,
+}
+
+type Searches = Mutex<Vec<SearchRequest>>;
+
+/// A Brave-shaped answer.
+pub const BRAVE_JSON: &str = r#"{"type": "search", "web": {"results": [
+  {"title": "Rust Programming Language", "url": "https://www.rust-lang.org/", "description": "A language empowering everyone."}
+]}}"#;
+
+/// A Jina-shaped answer.
+pub const JINA_JSON: &str = r#"{"code": 200, "data": [
+  {"title": "Rust Programming Language", "url": "https://www.rust-lang.org/", "description": "A language empowering everyone.", "content": ""}
+]}"#;
+
+/// `Name: value` with the name in lower case, without the line end.
+fn header_line(line: &str) -> String {
+    let line = line.trim_end();
+    match line.split_once(':') {
+        Some((name, value)) => format!("{}: {}", name.to_ascii_lowercase(), value.trim()),
+        None => line.to_owned(),
+    }
+}
+
 /// The site.
 pub struct WebSite {
     port: u16,
     counts: Arc<Mutex<BTreeMap<String, usize>>>,
-    queries: Arc<Mutex<Vec<String>>>,
+    searches: Arc<Searches>,
 }
 
 impl WebSite {
@@ -47,19 +81,19 @@ impl WebSite {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let counts = Arc::new(Mutex::new(BTreeMap::new()));
-        let queries = Arc::new(Mutex::new(Vec::new()));
-        let (thread_counts, thread_queries) = (Arc::clone(&counts), Arc::clone(&queries));
+        let searches = Arc::new(Mutex::new(Vec::new()));
+        let (thread_counts, thread_searches) = (Arc::clone(&counts), Arc::clone(&searches));
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let counts = Arc::clone(&thread_counts);
-                let queries = Arc::clone(&thread_queries);
-                std::thread::spawn(move || serve(stream, port, &counts, &queries));
+                let searches = Arc::clone(&thread_searches);
+                std::thread::spawn(move || serve(stream, port, &counts, &searches));
             }
         });
         Self {
             port,
             counts,
-            queries,
+            searches,
         }
     }
 
@@ -83,9 +117,9 @@ impl WebSite {
         self.counts.lock().unwrap().values().sum()
     }
 
-    /// The query strings of `/search` requests.
-    pub fn search_queries(&self) -> Vec<String> {
-        self.queries.lock().unwrap().clone()
+    /// The requests to the search routes (`/search`, `/tavily`, `/brave`, `/jina`).
+    pub fn searches(&self) -> Vec<SearchRequest> {
+        self.searches.lock().unwrap().clone()
     }
 }
 
@@ -93,20 +127,30 @@ fn serve(
     stream: TcpStream,
     port: u16,
     counts: &Mutex<BTreeMap<String, usize>>,
-    queries: &Mutex<Vec<String>>,
+    searches: &Searches,
 ) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).is_err() {
         return;
     }
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         match reader.read_line(&mut header) {
             Ok(0) | Err(_) => break,
             Ok(_) if header == "\r\n" => break,
-            Ok(_) => {}
+            Ok(_) => headers.push(header_line(&header)),
         }
+    }
+    let length = headers
+        .iter()
+        .find_map(|line| line.strip_prefix("content-length: "))
+        .and_then(|value| value.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    if std::io::Read::read_exact(&mut reader, &mut body).is_err() {
+        return;
     }
     let target = request_line
         .split_whitespace()
@@ -134,9 +178,19 @@ fn serve(
         "/away" => redirect(format!("http://localhost:{port}/article")),
         "/to-loopback" => redirect(format!("http://127.0.0.1:{port}/secret")),
         "/to-hex" => redirect(format!("http://0x7f.0.0.1:{port}/secret")),
-        "/search" => {
-            queries.lock().unwrap().push(query.to_owned());
-            (200, "application/json", SEARXNG_JSON.into(), None)
+        "/search" | "/tavily" | "/brave" | "/jina" => {
+            searches.lock().unwrap().push(SearchRequest {
+                path: path.to_owned(),
+                query: query.to_owned(),
+                headers,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+            let answer = match path {
+                "/brave" => BRAVE_JSON,
+                "/jina" => JINA_JSON,
+                _ => SEARXNG_JSON,
+            };
+            (200, "application/json", answer.into(), None)
         }
         "/big" => {
             big_body(&mut stream);
