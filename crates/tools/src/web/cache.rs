@@ -6,6 +6,7 @@
 //! sees an old entry or a new one, never half of one. An unreadable entry is a miss.
 
 use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -147,7 +148,13 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::process::id()
     ));
     let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
+        // Pages of private hosts may be kept: readable by the user alone.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temporary)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&temporary, path)
@@ -202,6 +209,16 @@ mod tests {
             fetched_at: now_seconds(),
         };
         cache.put(&page).unwrap();
+        let files: Vec<_> = std::fs::read_dir(dir.path().join("web"))
+            .unwrap()
+            .flatten()
+            .collect();
+        assert_eq!(files.len(), 1);
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            files[0].metadata().unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         let again = Url::parse("https://example.com/page#section").unwrap();
         assert_eq!(cache.get(&again), Some(page.clone()));
         page.fetched_at -= CACHE_TTL.as_secs();
