@@ -218,6 +218,15 @@ fn a_redirect_to_another_host_is_returned_for_the_model_to_fetch() {
         "{result}"
     );
     assert_eq!(result["details"]["redirect"], target);
+    // Without the rule for localhost, the redirect is refused at once.
+    let refused = fetch(&dirs, &["--allow", ALLOW_LOOPBACK], &site.url("/away"));
+    assert_eq!(refused["is_error"], true);
+    assert!(
+        text(&refused).contains(&format!(
+            "to {target}, which is refused: WebFetch refuses localhost"
+        )),
+        "{refused}"
+    );
     assert_eq!(site.count("/article"), 0);
 }
 
@@ -234,15 +243,15 @@ fn a_redirect_to_loopback_from_an_allowed_host_is_refused() {
     let start = format!("http://site.test:{}/to-loopback", site.port());
     let result = fetch(&dirs, &allow, &start);
     let secret = site.url("/secret");
+    assert_eq!(result["is_error"], true);
     assert!(
-        text(&result).contains(&format!("to another host: {secret}\n")),
+        text(&result).starts_with(&format!(
+            "{start} redirected (HTTP 302) to {secret}, which is refused: WebFetch refuses \
+             127.0.0.1: it is 127.0.0.1, which is loopback (127.0.0.0/8)."
+        )),
         "{result}"
     );
-    assert!(
-        text(&result).contains("that address is loopback (127.0.0.0/8)"),
-        "{result}"
-    );
-    // The model follows it: refused, since no rule names 127.0.0.1.
+    // The model tries it anyway: refused, since no rule names 127.0.0.1.
     let followed = fetch(&dirs, &allow, &secret);
     assert_eq!(followed["is_error"], true);
     assert!(

@@ -13,11 +13,10 @@ use toolhost_core::{
     ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::address::non_public_range;
 use super::cache::{CachedPage, PageCache, normalize_url, now_seconds};
 use super::client::{Fetched, fetch};
 use super::extract::{BodyKind, body_kind, decode_text, readable_markdown};
-use super::guard::{CheckedUrl, HostResolver, check_url, resolve_destination};
+use super::guard::{CheckedUrl, GuardError, HostResolver, check_url, resolve_destination};
 use super::summary::{SummaryRequest, WebSummarizer};
 
 /// How long one fetch may take, redirects included.
@@ -139,7 +138,7 @@ impl TypedTool for WebFetch {
             Some(page) => (page, true),
             None => {
                 let timeout = self.timeout();
-                let work = self.fetch_page(&checked, named);
+                let work = self.fetch_page(&checked, named, &ctx);
                 let page = tokio::select! {
                     biased;
                     () = ctx.cancellation().cancelled() => {
@@ -174,6 +173,7 @@ impl WebFetch {
         &self,
         checked: &CheckedUrl,
         named: bool,
+        ctx: &ToolContext,
     ) -> Result<FetchOutcome, ToolError> {
         let error = |text: String| ToolError::new(text);
         let destination = resolve_destination(checked, &self.settings.resolver, named)
@@ -188,6 +188,7 @@ impl WebFetch {
             .map_err(|fetch| error(fetch.to_string()))?;
         let page = match fetched {
             Fetched::OtherHost { from, to, status } => {
+                self.refuse_private_target(&from, &to, status, ctx).await?;
                 return Ok(FetchOutcome::Output(other_host_output(&from, &to, status)));
             }
             Fetched::Page(page) => page,
@@ -212,6 +213,27 @@ impl WebFetch {
             tracing::warn!("WebFetch could not write its cache: {problem}");
         }
         Ok(FetchOutcome::Page(cached))
+    }
+
+    /// A redirect to another host that the guard would refuse (a private address no rule
+    /// names) is an error now, rather than a URL for the model to try.
+    async fn refuse_private_target(
+        &self,
+        from: &url::Url,
+        to: &url::Url,
+        status: u16,
+        ctx: &ToolContext,
+    ) -> Result<(), ToolError> {
+        let Ok(target) = check_url(to.as_str()) else {
+            return Ok(());
+        };
+        let named = ctx.allows_explicitly(&PermissionSubject::Domain(target.host.clone()));
+        match resolve_destination(&target, &self.settings.resolver, named).await {
+            Err(refusal @ GuardError::Private { .. }) => Err(ToolError::new(format!(
+                "{from} redirected (HTTP {status}) to {to}, which is refused: {refusal}"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     async fn render(
@@ -339,22 +361,10 @@ impl WebFetch {
 
 /// The result for a redirect to another host: the new URL, to fetch again.
 fn other_host_output(from: &url::Url, to: &url::Url, status: u16) -> ToolOutput {
-    let mut text = format!(
+    let text = format!(
         "{from} redirected (HTTP {status}) to another host: {to}\nWebFetch follows redirects \
          only within one host. To read it, call WebFetch again with that URL."
     );
-    let literal = match to.host() {
-        Some(url::Host::Ipv4(v4)) => Some(std::net::IpAddr::V4(v4)),
-        Some(url::Host::Ipv6(v6)) => Some(std::net::IpAddr::V6(v6)),
-        _ => None,
-    };
-    if let Some(range) = literal.and_then(non_public_range) {
-        let _ = write!(
-            text,
-            "\nNote: that address is {range}; WebFetch refuses it unless the user allows the \
-             host by name."
-        );
-    }
     ToolOutput::text(text).with_details(json!({
         "url": from.as_str(),
         "redirect": to.as_str(),
