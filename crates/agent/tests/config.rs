@@ -252,6 +252,7 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              max_response_bytes = 5242880             # built-in default\n\
              max_content_chars = 40000                # built-in default\n\
              cache = true                             # built-in default\n\
+             cache_ttl = 900                          # built-in default\n\
              \n[agent]\n\
              max_iterations = 50                      # built-in default\n\
              \n[permissions]\n\
@@ -504,7 +505,7 @@ fn web_settings_are_read_and_a_bad_one_names_its_line() {
     let dirs = HomeAndWorkspace::new();
     write_file(
         dirs.project_config(),
-        "[web]\ntimeout = 7\ncache = false\nsummary_model = \"small\"\n\
+        "[web]\ntimeout = 7\ncache = false\ncache_ttl = 60\nsummary_model = \"small\"\n\
          resolve = { \"Intranet.Test.\" = \"10.0.0.7\", \"dual.test\" = [\"10.0.0.8\", \"fd00::8\"] }\n\
          \n[web.search]\nprovider = \"searxng\"\nurl = \"http://localhost:8888\"\n",
     );
@@ -512,6 +513,7 @@ fn web_settings_are_read_and_a_bad_one_names_its_line() {
     let web = &config.web;
     assert_eq!(web.timeout, Some(std::time::Duration::from_secs(7)));
     assert_eq!(web.cache, Some(false));
+    assert_eq!(web.cache_ttl, Some(std::time::Duration::from_secs(60)));
     assert_eq!(web.summary_model.as_deref(), Some("small"));
     assert_eq!(
         web.resolve.keys().collect::<Vec<_>>(),
@@ -537,6 +539,7 @@ fn web_settings_are_read_and_a_bad_one_names_its_line() {
             "web.max_response_bytes of 0",
         ),
         ("[web]\nretries = 3\n", 2, "unknown field `retries`"),
+        ("[web]\ncache_ttl = 0\n", 2, "write cache = false"),
         (
             "[web]\n\n[web.search]\nprovider = \"searxng\"\n",
             3,

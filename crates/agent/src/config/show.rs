@@ -131,7 +131,9 @@ fn custom_tools(out: &mut String, config: &Config) {
 }
 
 fn web(out: &mut String, config: &Config) {
-    use toolhost_tools::web::{DEFAULT_FETCH_TIMEOUT, MAX_CONTENT_CHARS, MAX_RESPONSE_BYTES};
+    use toolhost_tools::web::{
+        CACHE_TTL, DEFAULT_FETCH_TIMEOUT, MAX_CONTENT_CHARS, MAX_RESPONSE_BYTES,
+    };
 
     let web = &config.web;
     out.push_str("\n[web]\n");
@@ -156,6 +158,10 @@ fn web(out: &mut String, config: &Config) {
                 .to_string(),
         ),
         ("cache", web.cache.unwrap_or(true).to_string()),
+        (
+            "cache_ttl",
+            web.cache_ttl.unwrap_or(CACHE_TTL).as_secs().to_string(),
+        ),
     ] {
         let source = config.source_of(&format!("web.{key}")).map(str::to_owned);
         line(out, &format!("{key} = {value}"), source.as_deref());

@@ -6,7 +6,8 @@
 //! timeout = 30                    # seconds per fetch
 //! max_response_bytes = 5242880    # the body is cut there
 //! max_content_chars = 40000       # page content in one result
-//! cache = true                    # ~/.toolhost/cache/web, 15 minutes
+//! cache = true                    # ~/.toolhost/cache/web
+//! cache_ttl = 900                 # seconds a page is served from the cache
 //! summary_model = "claude-haiku-4-5"  # answers a `prompt` about a long page
 //! summary_provider = "anthropic"  # default: the run's provider choice
 //! resolve = { "intranet.test" = "10.0.0.7" }  # like /etc/hosts; still checked by the guard
@@ -39,6 +40,8 @@ pub(super) struct FileWeb {
     max_response_bytes: Option<Spanned<usize>>,
     max_content_chars: Option<Spanned<usize>>,
     cache: Option<Spanned<bool>>,
+    /// Seconds.
+    cache_ttl: Option<Spanned<u64>>,
     summary_model: Option<Spanned<String>>,
     summary_provider: Option<Spanned<String>>,
     resolve: BTreeMap<String, Spanned<FileAddresses>>,
@@ -74,6 +77,8 @@ pub struct WebConfig {
     pub max_content_chars: Option<usize>,
     /// `cache`: `false` turns the page cache off (default on).
     pub cache: Option<bool>,
+    /// `cache_ttl`: how long a page is served from the cache (default 15 minutes).
+    pub cache_ttl: Option<Duration>,
     /// Where the page cache lives: `~/.toolhost/cache/web` (none without a home folder).
     pub cache_folder: Option<PathBuf>,
     /// `summary_model`: the model that answers prompts about long pages.
@@ -143,6 +148,19 @@ impl Config {
                 *target = Some(*value.get_ref());
                 self.sources.insert(key, origin(value.span().start));
             }
+        }
+        if let Some(seconds) = web.cache_ttl {
+            if *seconds.get_ref() == 0 {
+                return Err(invalid(
+                    Some(seconds.span().start),
+                    "web.cache_ttl of 0 seconds keeps nothing: write cache = false to turn the \
+                     cache off"
+                        .to_owned(),
+                ));
+            }
+            self.web.cache_ttl = Some(Duration::from_secs(*seconds.get_ref()));
+            self.sources
+                .insert("web.cache_ttl", origin(seconds.span().start));
         }
         if let Some(cache) = web.cache {
             self.web.cache = Some(*cache.get_ref());

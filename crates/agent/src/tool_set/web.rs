@@ -55,7 +55,7 @@ pub(super) fn web_settings(
     });
     let cache = match (web.cache, &web.cache_folder) {
         (Some(false), _) | (_, None) => None,
-        (_, Some(folder)) => Some(PageCache::new(folder, CACHE_TTL)),
+        (_, Some(folder)) => Some(PageCache::new(folder, web.cache_ttl.unwrap_or(CACHE_TTL))),
     };
     let fetch = WebFetchSettings {
         timeout: Some(timeout),
