@@ -159,9 +159,12 @@ impl<'a> AgentSetup<'a> {
             .max_iterations
             .or(self.config.agent_settings.max_iterations)
             .unwrap_or(DEFAULT_MAX_ITERATIONS);
-        let agent = AgentLoop::new(provider, Arc::new(offered), prompt.render())
+        let mut agent = AgentLoop::new(provider, Arc::new(offered), prompt.render())
             .max_iterations(max_iterations)
             .max_output_tokens(chosen.entry.max_output_tokens);
+        if let Some(share) = self.config.agent_settings.compact_at {
+            agent = agent.compact_at(share);
+        }
         Ok(AssembledAgent {
             agent,
             tools,

@@ -31,15 +31,18 @@ pub mod config;
 pub mod hooks;
 pub mod model_choice;
 mod permissions;
+pub mod pricing;
 mod provider_connect;
+pub mod session_record;
+pub mod sessions;
 pub mod system_prompt;
 pub mod tool_set;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{
     AgentConfig, Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT,
-    HookCommand, HooksConfig, Limits, MAIN_AGENT, Overrides, PermissionsConfig, ShellConfig,
-    UnknownAgent,
+    HookCommand, HooksConfig, Limits, MAIN_AGENT, Overrides, PermissionsConfig, SessionsConfig,
+    ShellConfig, UnknownAgent,
 };
 pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;

@@ -255,6 +255,9 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              cache_ttl = 900                          # built-in default\n\
              \n[agent]\n\
              max_iterations = 50                      # built-in default\n\
+             compact_at = 0.8                         # built-in default\n\
+             \n[sessions]\n\
+             # path = \"~/.toolhost/sessions.db\"       # built-in default (TOOLHOST_SESSIONS_DB overrides it)\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\
@@ -559,4 +562,68 @@ fn web_settings_are_read_and_a_bad_one_names_its_line() {
             "{text:?}: {error}"
         );
     }
+}
+
+#[test]
+fn provider_pricing_and_the_sessions_path_are_read_and_shown() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.project_config(),
+        "[sessions]\npath = \"~/stores/sessions.db\"\n\n[providers.local]\napi = \"openai-chat\"\n\
+         base_url = \"http://127.0.0.1:8091/v1\"\npricing = { input = 3, output = 15.0, cached_input = 0.3 }\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    assert_eq!(
+        config.providers["local"].pricing,
+        Some(toolhost_agent::pricing::Pricing {
+            input: 3.0,
+            output: 15.0,
+            cached_input: Some(0.3),
+            cache_write: None,
+        })
+    );
+    assert_eq!(
+        config.sessions.path,
+        Some(dirs.home.join("stores/sessions.db"))
+    );
+    assert_eq!(
+        toolhost_agent::sessions::store_path_from(&config, Some(&dirs.home), None).unwrap(),
+        dirs.home.join("stores/sessions.db")
+    );
+    let shown = config.show();
+    assert!(
+        shown.contains("pricing = { input = 3, output = 15, cached_input = 0.3 }"),
+        "{shown}"
+    );
+    let origin = format!("# {}:2", dirs.project_config().display());
+    assert!(
+        shown
+            .lines()
+            .any(|line| line.starts_with("path = ") && line.ends_with(&origin)),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_bad_price_names_file_line_and_key() {
+    let (path, message) = load_error(
+        "config.toml",
+        "[providers.x]\napi = \"openai-chat\"\npricing = { input = -1.0, output = 2.0 }\n",
+    );
+    assert_eq!(
+        message,
+        format!(
+            "invalid config file {}: line 3: providers.x.pricing.input = -1 is not a price: give \
+             USD per million tokens, 0 or more",
+            path.display()
+        )
+    );
+    let (_, message) = load_error(
+        "config.toml",
+        "[providers.x]\napi = \"openai-chat\"\npricing = { input = 1.0, outptu = 2.0 }\n",
+    );
+    assert!(
+        message.contains("line 3: unknown field `outptu`"),
+        "{message}"
+    );
 }

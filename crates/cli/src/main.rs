@@ -58,6 +58,10 @@ enum Command {
     /// The configured MCP servers: list, get, add, remove, test.
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
+    /// The stored sessions: list, show, export, rm, search (the store: $TOOLHOST_SESSIONS_DB,
+    /// else [sessions] path, else ~/.toolhost/sessions.db).
+    #[command(subcommand)]
+    Sessions(commands::sessions::SessionsCommand),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -153,6 +157,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let home = std::env::var_os("HOME").map(PathBuf::from);
             commands::run::run(&workspace, home.as_deref(), &config, &agent()?, args)
+        }
+        Command::Sessions(command) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            commands::sessions::run(&workspace, home.as_deref(), &config, command)
         }
         Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
         Command::Mcp(command) => {

@@ -272,3 +272,29 @@ async fn without_stdin_bytes_the_child_reads_nothing() -> anyhow::Result<()> {
     assert_eq!(outcome.stdout.text, "end\n");
     Ok(())
 }
+
+#[tokio::test]
+async fn the_full_output_file_is_created_only_past_the_cap() -> anyhow::Result<()> {
+    let folder = tempfile::tempdir()?;
+    let full = folder.path().join("full.log");
+    // Ten bytes fit a ten-byte cap: nothing is left out, so no file.
+    let fits = ProcessSpec::bash("printf 0123456789")
+        .output_cap(10)
+        .full_output_file(&full)
+        .run()
+        .await?;
+    assert!(!fits.combined.is_truncated());
+    assert_eq!(fits.full_output_path, None);
+    assert!(!full.exists());
+
+    // One byte more, written in two pieces: the file holds all of it.
+    let past = ProcessSpec::bash("printf 01234; sleep 0.05; printf 567890")
+        .output_cap(10)
+        .full_output_file(&full)
+        .run()
+        .await?;
+    assert!(past.combined.is_truncated());
+    assert_eq!(past.full_output_path.as_deref(), Some(full.as_path()));
+    assert_eq!(std::fs::read_to_string(&full)?, "01234567890");
+    Ok(())
+}

@@ -43,7 +43,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut request = ModelRequest {
         system: "You are a helpful assistant.".into(),
         messages: vec![Message::user(prompt.as_str())],
-        tools,
+        tools: tools.into(),
         max_output_tokens: None,
     };
     let sink: EventSink = Arc::new(|event: StreamEvent| match event {

@@ -1,6 +1,7 @@
 //! The one HTTP client behind every wire format: it sends the request, applies the named
 //! timeouts, reads the event stream into a response, and retries what is worth retrying.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
@@ -8,6 +9,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use reqwest::{Client, Response, Url};
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 use tokio_util::sync::CancellationToken;
+use toolhost_core::ToolSpec;
 use toolhost_core::conversation::AssistantMessage;
 
 use crate::accumulate::{Emitter, ResponseBuilder};
@@ -29,6 +31,37 @@ pub(crate) struct HttpProvider {
     url: Url,
     headers: HeaderMap,
     client: Client,
+    tools: RenderedTools,
+}
+
+/// The last tool set sent, with its definitions as JSON text: a loop offers the same set every
+/// turn, and rendering it (every schema copied into a `Value`, then written) was most of what
+/// a turn cost the loop itself. Keyed by the `Arc`'s identity; holding the `Arc` keeps that
+/// address from being reused by another set.
+#[derive(Default)]
+struct RenderedTools(Mutex<Option<Rendered>>);
+
+/// A tool set and its definitions' JSON text.
+type Rendered = (Arc<[ToolSpec]>, Arc<str>);
+
+impl RenderedTools {
+    fn get(&self, config: &ProviderConfig, tools: &Arc<[ToolSpec]>) -> Option<Arc<str>> {
+        if tools.is_empty() {
+            return None;
+        }
+        let mut last = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((set, json)) = last.as_ref()
+            && Arc::ptr_eq(set, tools)
+        {
+            return Some(Arc::clone(json));
+        }
+        let json: Arc<str> = wire::tools_json(config, tools).into();
+        *last = Some((Arc::clone(tools), Arc::clone(&json)));
+        Some(json)
+    }
 }
 
 /// What to do after a failed attempt.
@@ -78,6 +111,7 @@ impl HttpProvider {
             url,
             headers,
             client,
+            tools: RenderedTools::default(),
         })
     }
 
@@ -281,11 +315,11 @@ impl ModelProvider for HttpProvider {
         events: EventSink,
         cancel: CancellationToken,
     ) -> Result<AssistantMessage, ProviderError> {
-        let body = serde_json::to_vec(&wire::body(&self.config, request)).map_err(|error| {
-            ProviderError::Protocol {
-                provider: self.provider(),
-                message: format!("cannot write the request: {error}"),
-            }
+        let tools = self.tools.get(&self.config, &request.tools);
+        let body = wire::encode(&wire::body(&self.config, request), tools.as_deref());
+        let body = body.map_err(|error| ProviderError::Protocol {
+            provider: self.provider(),
+            message: format!("cannot write the request: {error}"),
         })?;
         let policy = self.config.retry;
         let request_timeout = self.config.timeouts.request;
@@ -436,6 +470,22 @@ mod tests {
     use super::*;
     use crate::config::Api;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_tool_set_is_rendered_once_and_a_new_set_again() {
+        let config = ProviderConfig::new("local", Api::OpenAiChat, "http://127.0.0.1:1/v1", "m");
+        let cache = RenderedTools::default();
+        let first: Arc<[ToolSpec]> = vec![ToolSpec::new("Read", "Reads.")].into();
+        let rendered = cache.get(&config, &first).unwrap();
+        assert!(rendered.contains("\"Read\""));
+        assert!(Arc::ptr_eq(&rendered, &cache.get(&config, &first).unwrap()));
+
+        // An equal set in another allocation is another set: rendered anew, not mixed up.
+        let second: Arc<[ToolSpec]> = vec![ToolSpec::new("Grep", "Searches.")].into();
+        let again = cache.get(&config, &second).unwrap();
+        assert!(again.contains("\"Grep\"") && !again.contains("\"Read\""));
+        assert_eq!(cache.get(&config, &Arc::from(Vec::new())), None);
+    }
 
     fn url(api: Api, base: &str) -> Result<String, String> {
         let config = ProviderConfig::new("local", api, base, "m");

@@ -14,8 +14,10 @@ pub struct ModelRequest {
     pub system: String,
     /// The conversation so far, oldest first.
     pub messages: Vec<Message>,
-    /// The tools the model may call, in the order they are offered.
-    pub tools: Vec<ToolSpec>,
+    /// The tools the model may call, in the order they are offered. Shared, so that a loop
+    /// sends the same set every turn without copying it, and the provider renders it once
+    /// (its definitions are cached by this `Arc`'s identity).
+    pub tools: Arc<[ToolSpec]>,
     /// The most tokens the answer may have; `None` uses the provider's configured default.
     pub max_output_tokens: Option<u32>,
 }

@@ -182,7 +182,7 @@ pub fn sample_request() -> crate::ModelRequest {
             }),
             Message::user("And in French?"),
         ],
-        tools: vec![read, grep],
+        tools: vec![read, grep].into(),
         max_output_tokens: Some(512),
     }
 }

@@ -3,7 +3,7 @@
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
-use toolhost_core::ContentBlock;
+use toolhost_core::{ContentBlock, ToolSpec};
 
 use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::{Api, ProviderConfig};
@@ -99,13 +99,49 @@ pub(crate) fn headers(config: &ProviderConfig) -> Result<HeaderMap, ProviderErro
     Ok(headers)
 }
 
-/// The request body in the configured format.
+/// The request body in the configured format, but for the tools: those are rendered once
+/// per tool set ([`tools_json`]) and joined in by [`encode`].
 pub(crate) fn body(config: &ProviderConfig, request: &ModelRequest) -> Value {
     match config.api {
         Api::OpenAiChat => openai_chat::request_body(config, request),
         Api::OpenAiResponses => openai_responses::request_body(config, request),
         Api::Anthropic => anthropic::request_body(config, request),
     }
+}
+
+/// The tool definitions in the configured format, as the JSON text of the `tools` array.
+pub(crate) fn tools_json(config: &ProviderConfig, tools: &[ToolSpec]) -> String {
+    let tools = match config.api {
+        Api::OpenAiChat => openai_chat::tools_body(tools),
+        Api::OpenAiResponses => openai_responses::tools_body(tools),
+        Api::Anthropic => anthropic::tools_body(config, tools),
+    };
+    tools.to_string()
+}
+
+/// The bytes of a request: `body` with `"tools": tools` as its last member when there are
+/// tools. The tools are already JSON text, so a loop's every turn writes them without
+/// rendering (or copying into a `Value`) the same definitions again.
+pub(crate) fn encode(body: &Value, tools: Option<&str>) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(body)?;
+    if let Some(tools) = tools {
+        // `body` is a non-empty object (it always names the model), so its text ends in `}`
+        // and a member goes before it after a comma.
+        debug_assert!(body.as_object().is_some_and(|members| !members.is_empty()));
+        bytes.pop();
+        bytes.extend_from_slice(b",\"tools\":");
+        bytes.extend_from_slice(tools.as_bytes());
+        bytes.push(b'}');
+    }
+    Ok(bytes)
+}
+
+/// The whole request body as a server reads it (the tests compare it with what they expect).
+#[cfg(test)]
+pub(crate) fn full_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
+    let tools = (!request.tools.is_empty()).then(|| tools_json(config, &request.tools));
+    let bytes = encode(&body(config, request), tools.as_deref()).expect("the body encodes");
+    serde_json::from_slice(&bytes).expect("the body is JSON")
 }
 
 /// A fresh decoder for one response.

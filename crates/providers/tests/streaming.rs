@@ -23,7 +23,7 @@ fn question() -> ModelRequest {
     ModelRequest {
         system: "Be brief.".into(),
         messages: vec![Message::user("What does hello.txt say?")],
-        tools: vec![ToolSpec::new("Read", "Reads a file.")],
+        tools: vec![ToolSpec::new("Read", "Reads a file.")].into(),
         max_output_tokens: Some(100),
     }
 }

@@ -60,7 +60,10 @@ mod store;
 pub use entry::{Compaction, Entry, EntryKind, PromptFile, PromptInputs, TurnContext};
 pub use error::StoreError;
 pub use ids::{EntryId, SessionId};
-pub use resume::{BRANCH_PREAMBLE, COMPACTION_PREAMBLE, Resume};
+pub use resume::{BRANCH_PREAMBLE, COMPACTION_PREAMBLE, Resume, compaction_message};
 pub use schema::{SCHEMA_VERSION, backup_path};
 pub use session::{NewSession, SearchHit, Session, SessionStatus, SpawnedBy};
-pub use store::{CHECKPOINT_EVERY, DEFAULT_BUSY_TIMEOUT, SessionStore, StoreOptions, Synchronous};
+pub use store::{
+    CHECKPOINT_EVERY, DEFAULT_BUSY_TIMEOUT, LOG_LIMIT_PAGES, SessionStore, StoreOptions,
+    Synchronous,
+};

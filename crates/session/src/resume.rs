@@ -63,7 +63,7 @@ impl Resume {
                         .first_kept
                         .and_then(|kept| path[..at].iter().position(|entry| entry.id == kept))
                         .unwrap_or(at);
-                    Some((at, kept_from, summary_message(compaction)))
+                    Some((at, kept_from, compaction_message(compaction)))
                 }
                 _ => None,
             });
@@ -103,7 +103,10 @@ fn message(kind: EntryKind) -> Option<Message> {
     }
 }
 
-fn summary_message(compaction: &Compaction) -> Message {
+/// The message that stands for the entries a compaction replaced: the preamble, the summary,
+/// and the files read and modified. The agent loop shows the model the same message when it
+/// compacts, so a live and a resumed conversation read alike.
+pub fn compaction_message(compaction: &Compaction) -> Message {
     let mut text = format!("{COMPACTION_PREAMBLE}\n\n{}", compaction.summary);
     for (title, files) in [
         ("Files read", &compaction.files_read),

@@ -18,7 +18,11 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
 
 /// The migrations, in order: the one at index `n` takes version `n` to `n + 1`.
-const MIGRATIONS: [Migration; 2] = [create_tables, index_sessions_by_recency];
+const MIGRATIONS: [Migration; 3] = [
+    create_tables,
+    index_sessions_by_recency,
+    index_paths_and_workspaces,
+];
 
 /// Version 1: sessions, entries (a tree: each names its parent) and the full-text index.
 fn create_tables(tx: &Transaction<'_>) -> rusqlite::Result<()> {
@@ -56,6 +60,16 @@ fn create_tables(tx: &Transaction<'_>) -> rusqlite::Result<()> {
 /// Version 2: `list` reads sessions newest first without sorting them all.
 fn index_sessions_by_recency(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch("CREATE INDEX sessions_by_recency ON sessions(updated_at DESC, id DESC);")
+}
+
+/// Version 3: the walk from a leaf to the root reads a small covering index instead of every
+/// entry's row (a row holds its payload: a resume of 10 000 entries read 30 MB twice), and
+/// `list_in_workspace` finds a workspace's sessions by index.
+fn index_paths_and_workspaces(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE INDEX entries_path ON entries(id, parent_id);
+         CREATE INDEX sessions_by_workspace ON sessions(workspace, updated_at DESC, id DESC);",
+    )
 }
 
 /// The 16 bytes every SQLite database starts with.
@@ -244,6 +258,73 @@ mod tests {
         )
         .unwrap();
         tx.commit().unwrap();
+    }
+
+    /// A store as version 2 wrote it: one session of three entries, the last its leaf.
+    fn store_at_version_2(path: &Path) {
+        let mut connection = Connection::open(path).unwrap();
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .unwrap();
+        let tx = connection.transaction().unwrap();
+        MIGRATIONS[0](&tx).unwrap();
+        MIGRATIONS[1](&tx).unwrap();
+        tx.pragma_update(None, "user_version", 2).unwrap();
+        tx.execute_batch(
+            r#"INSERT INTO sessions (id, title, workspace, created_at, updated_at, status, leaf_entry_id)
+                 VALUES ('s2', 'from v2', '/work/p', 1, 1, 'active', 3);
+               INSERT INTO entries (id, session_id, parent_id, created_at, kind, payload) VALUES
+                 (1, 's2', NULL, 1, 'user_message',
+                  '{"kind":"user_message","data":{"content":[{"type":"text","text":"hello"}]}}'),
+                 (2, 's2', 1, 1, 'label', '{"kind":"label","data":{"name":"here"}}'),
+                 (3, 's2', 2, 1, 'user_message',
+                  '{"kind":"user_message","data":{"content":[{"type":"text","text":"again"}]}}');"#,
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+
+    fn index_count(path: &Path, names: &str) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ({names})"
+                ),
+                [],
+                |row| row.get(0),
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn a_version_2_store_is_backed_up_then_migrated_and_its_paths_read_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.db");
+        store_at_version_2(&path);
+
+        let store = SessionStore::open(&path).unwrap();
+        let session = store.get("s2").unwrap();
+        assert_eq!(session.entry_count, 3);
+        let path_ids: Vec<i64> = store
+            .conversation(&session.id)
+            .unwrap()
+            .iter()
+            .map(|entry| entry.id.0)
+            .collect();
+        assert_eq!(path_ids, [1, 2, 3]);
+        let listed = store
+            .list_in_workspace(Path::new("/work/p"), 10, 0)
+            .unwrap();
+        assert_eq!(listed.len(), 1);
+        drop(store);
+
+        assert_eq!(user_version(&path), SCHEMA_VERSION);
+        let backup = backup_path(&path, 2);
+        assert_eq!(user_version(&backup), 2);
+        let new_indexes = "'entries_path', 'sessions_by_workspace'";
+        assert_eq!(index_count(&backup, new_indexes), 0);
+        assert_eq!(index_count(&path, new_indexes), 2);
     }
 
     fn user_version(path: &Path) -> i64 {

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use toolhost_session::{EntryKind, NewSession, SCHEMA_VERSION, SessionStore, StoreError};
+use toolhost_session::{
+    EntryKind, LOG_LIMIT_PAGES, NewSession, SCHEMA_VERSION, SessionStore, StoreError,
+};
 
 /// A store with some entries, closed.
 fn written_store(path: &Path, entries: usize) {
@@ -137,4 +139,37 @@ fn a_new_store_is_one_file_in_wal_mode_and_its_folder_is_created() {
         .unwrap();
     assert_eq!(mode, "wal");
     assert_eq!(store.path(), path);
+}
+
+#[test]
+fn the_write_ahead_log_stays_bounded_under_a_tight_append_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let wal = dir.path().join("sessions.db-wal");
+    let mut store = SessionStore::open(&path).unwrap();
+    let session = store.create_session(NewSession::default()).unwrap().id;
+    // 4000 entries of 6 KB: a log that never started over would hold more than 24 MB.
+    let line = "fn parse(input: &str) -> Result<Token, Error> { todo_tokens(input) }\n";
+    let mut largest = 0;
+    for n in 0..4000 {
+        let text = format!("entry {n}\n{}", line.repeat(90));
+        store
+            .append_at_leaf(&session, &EntryKind::user_text(text))
+            .unwrap();
+        largest = largest.max(std::fs::metadata(&wal).map_or(0, |meta| meta.len()));
+    }
+    // A commit that brings the log to LOG_LIMIT_PAGES waits for it to start over, however
+    // starved the checkpoint thread is, so the file holds at most that many frames (a 4 KiB
+    // page and a 24-byte header each) and the frames of one more commit, whatever the load.
+    let frame = 4096 + 24;
+    let bound = (u64::try_from(LOG_LIMIT_PAGES).unwrap() + 64) * frame + 32;
+    assert!(
+        largest <= bound,
+        "the log grew to {largest} bytes, over {bound}"
+    );
+    let database = std::fs::metadata(&path).unwrap().len();
+    assert!(
+        database > bound,
+        "the test wrote too little ({database} bytes) to show that the log starts over"
+    );
 }

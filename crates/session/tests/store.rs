@@ -349,6 +349,72 @@ fn the_list_is_newest_first_in_pages() {
 }
 
 #[test]
+fn sessions_are_listed_by_workspace_and_by_prefix_and_know_their_latest_model() {
+    let (_dir, mut store) = store();
+    let in_workspace = |store: &mut SessionStore, workspace: &str| {
+        store
+            .create_session(NewSession {
+                workspace: Some(workspace.into()),
+                ..NewSession::default()
+            })
+            .unwrap()
+            .id
+    };
+    let a = in_workspace(&mut store, "/work/a");
+    let b = in_workspace(&mut store, "/work/b");
+    let a2 = in_workspace(&mut store, "/work/a");
+    let listed: Vec<SessionId> = store
+        .list_in_workspace(std::path::Path::new("/work/a"), 10, 0)
+        .unwrap()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
+    assert_eq!(listed, vec![a2.clone(), a.clone()]);
+
+    let common = a
+        .as_str()
+        .chars()
+        .zip(a2.as_str().chars())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let found: Vec<SessionId> = store
+        .find_by_prefix(&a.as_str()[..common], 10)
+        .unwrap()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
+    assert!(
+        found.first() == Some(&a) && found.contains(&a2),
+        "{found:?}"
+    );
+
+    assert_eq!(store.latest_model(&b).unwrap(), None);
+    store
+        .append_at_leaf(&b, &EntryKind::TurnContext(turn_context()))
+        .unwrap();
+    store
+        .append_at_leaf(&b, &EntryKind::user_text("hi"))
+        .unwrap();
+    assert_eq!(
+        store.latest_model(&b).unwrap(),
+        Some(("anthropic".to_owned(), "claude".to_owned()))
+    );
+    store
+        .append_at_leaf(
+            &b,
+            &EntryKind::ModelChange {
+                provider: "openai".into(),
+                model: "gpt-5".into(),
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        store.latest_model(&b).unwrap(),
+        Some(("openai".to_owned(), "gpt-5".to_owned()))
+    );
+}
+
+#[test]
 fn search_finds_messages_and_tool_results_across_sessions_with_a_snippet() {
     let (_dir, mut store) = store();
     let one = new_session(&mut store);

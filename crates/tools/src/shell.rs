@@ -268,13 +268,8 @@ impl TypedTool for Bash {
             ToolError::new(format!("The command could not be started: {error}"))
         })?;
 
-        // The full output is only worth keeping when the result had to leave part of it out.
-        let full_output = if outcome.combined.is_truncated() {
-            Some(output_file)
-        } else {
-            let _ = std::fs::remove_file(&output_file);
-            None
-        };
+        // The process writes the file only when the result has to leave part of the output out.
+        let full_output = outcome.full_output_path.clone();
         Ok(render_outcome(
             &analysis,
             &notes,

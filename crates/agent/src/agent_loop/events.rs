@@ -79,6 +79,23 @@ pub enum AgentEvent {
         /// The result the model will read.
         result: ToolCallResult,
     },
+    /// The conversation is being compacted (`auto_compaction_start` when automatic).
+    CompactionStart {
+        /// `auto` (the conversation neared the context window) or `manual` (`/compact`).
+        trigger: &'static str,
+        /// The conversation's estimated size, in tokens.
+        tokens_before: u64,
+    },
+    /// Compaction ended (`auto_compaction_end`): the older part is now one summary.
+    CompactionEnd {
+        /// How many recent messages stayed verbatim (none when it failed).
+        kept_messages: usize,
+        /// The estimated size afterwards, in tokens.
+        tokens_after: u64,
+        /// Why it failed, if it did; the conversation then goes on as it was.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// The run ended.
     RunEnd {
         /// How.

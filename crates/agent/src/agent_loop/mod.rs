@@ -4,22 +4,30 @@
 //!
 //! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink.
 
+pub mod compaction;
 mod events;
 mod repeats;
 mod tool_batch;
+mod transcript;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
-use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry};
+use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use repeats::REPEATED_CALL_NOTE;
+pub use transcript::{Recorded, Transcript};
 
+use compaction::{
+    Compacted, CompactionError, CompactionPolicy, DEFAULT_COMPACT_AT, DEFAULT_CONTEXT_WINDOW,
+    estimate_tokens,
+};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
 
@@ -44,14 +52,49 @@ pub const IMITATED_TOOL_NOTE: &str = "[toolhost] That reply is not an answer: it
 /// How many times a run tells the model its answer imitated a tool result.
 const MAX_IMITATION_NOTES: usize = 2;
 
+/// What a run has so far.
+struct RunState<'a> {
+    messages: Vec<Message>,
+    transcript: Option<&'a dyn Transcript>,
+    usage: Usage,
+    turns: usize,
+    model_time: Duration,
+    /// The conversation's size in tokens as the provider last counted it, and how many
+    /// messages that count covered.
+    measured: Option<(u64, usize)>,
+}
+
+impl RunState<'_> {
+    /// Adds `message` to the conversation, recorded first.
+    fn push(&mut self, message: Message, details: Option<&Value>) -> Result<(), RunOutcome> {
+        if let Some(transcript) = self.transcript {
+            transcript
+                .record(Recorded::Message {
+                    message: &message,
+                    details,
+                })
+                .map_err(|error| RunOutcome::Failed {
+                    error: format!("the session could not be saved: {error}"),
+                })?;
+        }
+        self.messages.push(message);
+        Ok(())
+    }
+}
+
 /// An agent: a model, the tools it is offered, and how it is told to work.
 pub struct AgentLoop {
     provider: Arc<dyn ModelProvider>,
     registry: Arc<ToolRegistry>,
+    /// The registry's specs, taken once: every turn offers this same set, so the provider
+    /// renders it once.
+    tools: Arc<[ToolSpec]>,
     system_prompt: String,
     max_iterations: usize,
     max_output_tokens: Option<u32>,
     session: Arc<SessionInfo>,
+    transcript: Option<Arc<dyn Transcript>>,
+    compaction: CompactionPolicy,
 }
 
 /// What a run produced.
@@ -83,13 +126,21 @@ impl AgentLoop {
             session_id: None,
             model: Some(provider.model().to_owned()),
         };
+        let tools = registry.specs().into();
+        let compaction = CompactionPolicy {
+            context_window: provider.context_window().unwrap_or(DEFAULT_CONTEXT_WINDOW),
+            compact_at: DEFAULT_COMPACT_AT,
+        };
         Self {
             provider,
             registry,
+            tools,
             system_prompt: system_prompt.into(),
             max_iterations: DEFAULT_MAX_ITERATIONS,
             max_output_tokens: None,
             session: Arc::new(session),
+            transcript: None,
+            compaction,
         }
     }
 
@@ -117,6 +168,95 @@ impl AgentLoop {
         self
     }
 
+    /// Keeps every message the run adds in `transcript` before the next model request.
+    #[must_use]
+    pub fn transcript(mut self, transcript: Arc<dyn Transcript>) -> Self {
+        self.transcript = Some(transcript);
+        self
+    }
+
+    /// Compacts the conversation past this share of the context window (0: never), instead
+    /// of [`DEFAULT_COMPACT_AT`](compaction::DEFAULT_COMPACT_AT).
+    #[must_use]
+    pub fn compact_at(mut self, share: f64) -> Self {
+        self.compaction.compact_at = share;
+        self
+    }
+
+    /// When the conversation is compacted.
+    pub fn compaction_policy(&self) -> CompactionPolicy {
+        self.compaction
+    }
+
+    /// Compacts `messages` now (`/compact [instructions]`), recorded in the transcript: the
+    /// conversation to go on with, or why it could not be compacted (it is unchanged then).
+    pub async fn compact_now(
+        &self,
+        messages: &[Message],
+        instructions: Option<&str>,
+        events: &AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<Compacted, CompactionError> {
+        self.compact(messages, "manual", instructions, events, cancel)
+            .await
+    }
+
+    async fn compact(
+        &self,
+        messages: &[Message],
+        trigger: &'static str,
+        instructions: Option<&str>,
+        events: &AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<Compacted, CompactionError> {
+        let automatic = trigger == "auto";
+        events(AgentEvent::CompactionStart {
+            trigger,
+            tokens_before: estimate_tokens(messages),
+        });
+        if automatic {
+            self.session_event(SessionEvent::AutoCompactionStart).await;
+        }
+        let mut compacted = compaction::compact(
+            &*self.provider,
+            &self.registry,
+            messages,
+            &self.compaction,
+            instructions,
+            cancel,
+        )
+        .await;
+        if let (Ok(done), Some(transcript)) = (&compacted, &self.transcript) {
+            let recorded = transcript.record(Recorded::Compaction {
+                summary: &done.summary,
+                kept_messages: done.kept_messages,
+                tokens_before: done.tokens_before,
+                files_read: &done.files_read,
+                files_modified: &done.files_modified,
+                usage: done.usage,
+            });
+            if let Err(error) = recorded {
+                compacted = Err(CompactionError::NotSaved(error));
+            }
+        }
+        events(match &compacted {
+            Ok(done) => AgentEvent::CompactionEnd {
+                kept_messages: done.kept_messages,
+                tokens_after: estimate_tokens(&done.messages),
+                error: None,
+            },
+            Err(error) => AgentEvent::CompactionEnd {
+                kept_messages: 0,
+                tokens_after: estimate_tokens(messages),
+                error: Some(error.to_string()),
+            },
+        });
+        if automatic {
+            self.session_event(SessionEvent::AutoCompactionEnd).await;
+        }
+        compacted
+    }
+
     /// The tools offered.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.registry
@@ -140,75 +280,109 @@ impl AgentLoop {
             .await;
     }
 
-    /// Runs the conversation `messages` (ending with the user's message) until it ends.
+    /// Runs the conversation `messages` (ending with the user's message) until it ends. The
+    /// given messages are the caller's to record; the run records what it adds.
     pub async fn run(
         &self,
-        mut messages: Vec<Message>,
+        messages: Vec<Message>,
         events: AgentEventSink,
         cancel: CancellationToken,
     ) -> RunReport {
         let started = Instant::now();
-        let mut usage = Usage::default();
-        let mut turns = 0;
-        let mut model_time = Duration::ZERO;
-        let mut repeats = RepeatedCalls::default();
-        let mut imitation_notes = 0;
+        let mut run = RunState {
+            messages,
+            transcript: self.transcript.as_deref(),
+            usage: Usage::default(),
+            turns: 0,
+            model_time: Duration::ZERO,
+            measured: None,
+        };
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
             provider: self.provider.name().to_owned(),
             model: self.provider.model().to_owned(),
             tools: self.registry.names(),
         });
-        let outcome = loop {
+        let outcome = match self.turns(&mut run, &events, &cancel).await {
+            Ok(outcome) | Err(outcome) => outcome,
+        };
+        events(AgentEvent::RunEnd {
+            outcome: outcome.clone(),
+            turns: run.turns,
+            usage: run.usage,
+        });
+        RunReport {
+            outcome,
+            messages: run.messages,
+            turns: run.turns,
+            usage: run.usage,
+            duration: started.elapsed(),
+            model_time: run.model_time,
+        }
+    }
+
+    /// Model turns until the run ends; `Err` is an end too (a failure to record, mostly),
+    /// so that `?` can end it.
+    async fn turns(
+        &self,
+        run: &mut RunState<'_>,
+        events: &AgentEventSink,
+        cancel: &CancellationToken,
+    ) -> Result<RunOutcome, RunOutcome> {
+        let mut repeats = RepeatedCalls::default();
+        let mut imitation_notes = 0;
+        loop {
             if cancel.is_cancelled() {
-                break RunOutcome::Cancelled;
+                return Ok(RunOutcome::Cancelled);
             }
-            turns += 1;
-            events(AgentEvent::TurnStart { turn: turns });
+            self.compact_if_full(run, events, cancel).await;
+            run.turns += 1;
+            events(AgentEvent::TurnStart { turn: run.turns });
             let asked = Instant::now();
-            let response = self.ask_model(&messages, &events, &cancel).await;
-            model_time += asked.elapsed();
-            let response = match response {
-                Ok(response) => response,
-                Err(outcome) => break outcome,
-            };
-            usage += response.usage;
+            let response = self.ask_model(&run.messages, events, cancel).await;
+            run.model_time += asked.elapsed();
+            let response = response?;
+            run.usage += response.usage;
+            run.measured = Some((
+                response.usage.input_tokens + response.usage.output_tokens,
+                run.messages.len() + 1,
+            ));
             events(AgentEvent::AssistantMessage {
                 message: response.clone(),
             });
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
-            messages.push(Message::Assistant(response));
+            run.push(Message::Assistant(response), None)?;
             if calls.is_empty() {
                 let imitates_a_tool = IMITATED_TOOL_MARKUP
                     .iter()
                     .any(|markup| text.contains(markup));
                 if imitates_a_tool
                     && imitation_notes < MAX_IMITATION_NOTES
-                    && turns < self.max_iterations
+                    && run.turns < self.max_iterations
                 {
                     imitation_notes += 1;
-                    messages.push(Message::user(IMITATED_TOOL_NOTE));
+                    run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
                     continue;
                 }
-                break RunOutcome::Answered { text };
+                return Ok(RunOutcome::Answered { text });
             }
-            if turns >= self.max_iterations {
+            if run.turns >= self.max_iterations {
                 // Every call needs a result, or the conversation cannot go on later.
                 for call in &calls {
                     let result = self.registry.reject_call(
                         &call.id,
                         &call.name,
-                        format!("not run: the run reached its limit of {turns} turns"),
+                        format!("not run: the run reached its limit of {} turns", run.turns),
                     );
-                    messages.push(Message::ToolResult(ToolResultMessage::from(&result)));
+                    run.push(Message::ToolResult(ToolResultMessage::from(&result)), None)?;
                 }
-                break RunOutcome::MaxIterations {
+                return Ok(RunOutcome::MaxIterations {
                     limit: self.max_iterations,
-                };
+                });
             }
             let finished =
-                run_tool_calls(&self.registry, &calls, &self.session, &events, &cancel).await;
+                run_tool_calls(&self.registry, &calls, &self.session, events, cancel).await;
             let stop =
                 finished
                     .iter()
@@ -220,27 +394,45 @@ impl AgentLoop {
             for (call, done) in calls.iter().zip(&finished) {
                 let mut result = ToolResultMessage::from(&done.result);
                 repeats.note(call, &mut result);
-                messages.push(Message::ToolResult(result));
+                run.push(Message::ToolResult(result), done.result.details.as_ref())?;
             }
             if cancel.is_cancelled() {
-                break RunOutcome::Cancelled;
+                return Ok(RunOutcome::Cancelled);
             }
             if let Some(stop) = stop {
-                break stop;
+                return Ok(stop);
             }
+        }
+    }
+
+    /// Compacts the conversation when it has passed the policy's share of the window: its
+    /// size is the last response's tokens (what the provider counted), plus an estimate of
+    /// the messages since. A failed compaction is told and the run goes on.
+    async fn compact_if_full(
+        &self,
+        run: &mut RunState<'_>,
+        events: &AgentEventSink,
+        cancel: &CancellationToken,
+    ) {
+        let Some(threshold) = self.compaction.threshold() else {
+            return;
         };
-        events(AgentEvent::RunEnd {
-            outcome: outcome.clone(),
-            turns,
-            usage,
-        });
-        RunReport {
-            outcome,
-            messages,
-            turns,
-            usage,
-            duration: started.elapsed(),
-            model_time,
+        let size = match run.measured {
+            Some((tokens, upto)) => {
+                tokens + estimate_tokens(&run.messages[upto.min(run.messages.len())..])
+            }
+            None => estimate_tokens(&run.messages) + self.system_prompt.len() as u64 / 4,
+        };
+        if size <= threshold {
+            return;
+        }
+        let compacted = self
+            .compact(&run.messages, "auto", None, events, cancel.clone())
+            .await;
+        if let Ok(done) = compacted {
+            run.usage += done.usage;
+            run.messages = done.messages;
+            run.measured = None;
         }
     }
 
@@ -255,7 +447,7 @@ impl AgentLoop {
         let request = ModelRequest {
             system: self.system_prompt.clone(),
             messages: messages.to_vec(),
-            tools: self.registry.specs(),
+            tools: Arc::clone(&self.tools),
             max_output_tokens: self.max_output_tokens,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));

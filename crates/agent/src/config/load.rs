@@ -65,6 +65,13 @@ struct FileConfig {
     providers: BTreeMap<String, Spanned<FileProvider>>,
     agent: FileAgentSettings,
     web: FileWeb,
+    sessions: FileSessions,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileSessions {
+    path: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -214,6 +221,19 @@ impl Config {
             self.permissions.audit_log = Some(resolve_path(audit_log.get_ref(), sources));
             self.sources
                 .insert("permissions.audit_log", origin(audit_log.span().start));
+        }
+        if let Some(path) = file.sessions.path {
+            if path.get_ref().trim().is_empty() {
+                return Err(invalid(
+                    Some(path.span().start),
+                    "sessions.path is empty: give the store's file, or leave the key out for \
+                     ~/.toolhost/sessions.db"
+                        .to_owned(),
+                ));
+            }
+            self.sessions.path = Some(resolve_path(path.get_ref(), sources));
+            self.sources
+                .insert("sessions.path", origin(path.span().start));
         }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;

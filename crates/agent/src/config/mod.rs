@@ -72,6 +72,8 @@ pub struct Config {
     /// `[web]` and `[web.search]`: WebFetch's limits, cache and summary model, WebSearch's
     /// service.
     pub web: WebConfig,
+    /// `[sessions]`: where the session store is.
+    pub sessions: SessionsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -94,6 +96,15 @@ impl Config {
     pub fn show(&self) -> String {
         show::render(self)
     }
+}
+
+/// `[sessions]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionsConfig {
+    /// `path`: the session store's file; relative paths are resolved against the workspace,
+    /// `~/` against `$HOME`. `None`: `~/.toolhost/sessions.db` (see
+    /// [`crate::sessions::store_path`], which `TOOLHOST_SESSIONS_DB` overrides).
+    pub path: Option<PathBuf>,
 }
 
 /// Overrides of the named limits (R42).

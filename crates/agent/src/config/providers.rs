@@ -11,6 +11,7 @@
 //! base_url = "http://127.0.0.1:8091/v1"
 //! model = "qwen2.5-coder-1.5b"
 //! first_byte_timeout = 300       # seconds
+//! pricing = { input = 0.0, output = 0.0 }   # USD per million tokens
 //! ```
 //!
 //! The API key is never written in a file: `api_key_env` names the variable that holds it. A
@@ -22,6 +23,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 use toolhost_providers::Api;
+
+use crate::pricing::Pricing;
 
 /// One `[providers.NAME]` table; every key is checked.
 #[derive(Debug, Deserialize)]
@@ -45,6 +48,18 @@ pub(super) struct FileProvider {
     request_timeout: Option<Spanned<u64>>,
     max_retries: Option<u32>,
     prompt_cache: Option<bool>,
+    /// USD per million tokens.
+    pricing: Option<Spanned<FilePricing>>,
+}
+
+/// `pricing = { input = 3.0, output = 15.0, cached_input = 0.3, cache_write = 3.75 }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FilePricing {
+    input: f64,
+    output: f64,
+    cached_input: Option<f64>,
+    cache_write: Option<f64>,
 }
 
 /// `[agent]`; every key is checked.
@@ -54,6 +69,7 @@ pub(super) struct FileAgentSettings {
     provider: Option<Spanned<String>>,
     model: Option<Spanned<String>>,
     max_iterations: Option<Spanned<usize>>,
+    compact_at: Option<Spanned<f64>>,
 }
 
 /// A configured model provider, before its key is read from the environment.
@@ -81,6 +97,10 @@ pub struct ProviderEntry {
     pub max_retries: Option<u32>,
     /// Anthropic prompt-cache breakpoints (default on).
     pub prompt_cache: Option<bool>,
+    /// What its models cost (`pricing = { input = 3.0, output = 15.0 }`, USD per million
+    /// tokens); `None`: the built-in prices of the hosted models, if any
+    /// ([`crate::pricing::provider_pricing`]).
+    pub pricing: Option<Pricing>,
     /// Where it was configured (`path:line`).
     pub origin: String,
 }
@@ -99,7 +119,7 @@ pub struct ProviderTimeouts {
 }
 
 /// `[agent]`: the defaults of `toolhost run` and `toolhost chat`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentSettings {
     /// The provider to ask (a `[providers.NAME]`, or `openai` / `anthropic` from the
     /// conventional environment variables).
@@ -108,6 +128,8 @@ pub struct AgentSettings {
     pub model: Option<String>,
     /// The most model turns per run (R25).
     pub max_iterations: Option<usize>,
+    /// Compact the conversation past this share of the context window (0: never).
+    pub compact_at: Option<f64>,
 }
 
 /// `[providers.NAME]` checked: a known `api`, an `http(s)` base URL, timeouts over zero.
@@ -140,6 +162,28 @@ pub(super) fn provider_entry(
         )),
         Some(value) => Ok(Some(Duration::from_secs(*value.get_ref()))),
     };
+    let pricing = match file.pricing {
+        None => None,
+        Some(pricing) => {
+            let start = pricing.span().start;
+            let FilePricing {
+                input,
+                output,
+                cached_input,
+                cache_write,
+            } = pricing.into_inner();
+            let pricing = Pricing {
+                input,
+                output,
+                cached_input,
+                cache_write,
+            };
+            pricing
+                .check()
+                .map_err(|problem| (start, format!("providers.{name}.{problem}")))?;
+            Some(pricing)
+        }
+    };
     Ok(ProviderEntry {
         name: name.to_owned(),
         api,
@@ -157,6 +201,7 @@ pub(super) fn provider_entry(
         },
         max_retries: file.max_retries,
         prompt_cache: file.prompt_cache,
+        pricing,
         origin,
     })
 }
@@ -185,6 +230,19 @@ pub(super) fn agent_settings(
         }
         set.push(("agent.max_iterations", limit.span().start));
         into.max_iterations = Some(limit.into_inner());
+    }
+    if let Some(share) = file.compact_at {
+        if !(0.0..=1.0).contains(share.get_ref()) {
+            return Err((
+                share.span().start,
+                format!(
+                    "agent.compact_at is a share of the context window, from 0 (never compact)                      to 1, such as 0.8; {} is not one",
+                    share.get_ref()
+                ),
+            ));
+        }
+        set.push(("agent.compact_at", share.span().start));
+        into.compact_at = Some(share.into_inner());
     }
     Ok(set)
 }

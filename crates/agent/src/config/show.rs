@@ -44,6 +44,19 @@ pub(super) fn render(config: &Config) -> String {
     agents(&mut out, config);
     providers(&mut out, config);
 
+    out.push_str("\n[sessions]\n");
+    match &config.sessions.path {
+        Some(path) => line(
+            &mut out,
+            &format!("path = {}", quote(&path.display().to_string())),
+            config.source_of("sessions.path"),
+        ),
+        None => out.push_str(&format!(
+            "# path = \"~/.toolhost/sessions.db\"       # {DEFAULT} ({} overrides it)\n",
+            crate::sessions::SESSIONS_DB_ENV
+        )),
+    }
+
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
     line(
@@ -276,6 +289,11 @@ fn providers(out: &mut String, config: &Config) {
         None => (crate::agent_loop::DEFAULT_MAX_ITERATIONS, None),
     };
     line(out, &format!("max_iterations = {iterations}"), source);
+    let (share, source) = match settings.compact_at {
+        Some(share) => (share, config.source_of("agent.compact_at")),
+        None => (crate::agent_loop::compaction::DEFAULT_COMPACT_AT, None),
+    };
+    line(out, &format!("compact_at = {share}"), source);
     for (name, entry) in &config.providers {
         let _ = writeln!(out, "\n[providers.{}]  # {}", quote(name), entry.origin);
         let _ = writeln!(out, "api = {}", quote(entry.api.as_str()));
@@ -311,6 +329,21 @@ fn providers(out: &mut String, config: &Config) {
         }
         if let Some(cache) = entry.prompt_cache {
             let _ = writeln!(out, "prompt_cache = {cache}");
+        }
+        if let Some(pricing) = &entry.pricing {
+            let mut prices = vec![
+                format!("input = {}", pricing.input),
+                format!("output = {}", pricing.output),
+            ];
+            for (key, value) in [
+                ("cached_input", pricing.cached_input),
+                ("cache_write", pricing.cache_write),
+            ] {
+                if let Some(value) = value {
+                    prices.push(format!("{key} = {value}"));
+                }
+            }
+            let _ = writeln!(out, "pricing = {{ {} }}", prices.join(", "));
         }
         for (header, value) in &entry.headers {
             let _ = writeln!(out, "headers.{} = {}", quote(header), quote(value));

@@ -6,4 +6,5 @@ pub mod doctor;
 pub mod mcp;
 pub mod run;
 pub mod serve;
+pub mod sessions;
 pub mod tools;

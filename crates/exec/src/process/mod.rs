@@ -2,6 +2,7 @@
 
 mod capture;
 mod environment;
+mod full_output;
 mod group;
 mod output;
 
@@ -21,6 +22,7 @@ pub use group::{KILL_GRACE_PERIOD, ProcessGroup};
 pub use output::{OutputCallback, OutputChunk, OutputStream};
 
 use crate::sandbox::{self, SandboxError, SandboxPolicy, SandboxStatus};
+use full_output::FullOutputFile;
 use output::{OutputSinks, collect_output};
 
 /// The timeout when the caller sets none: the shell's `exec_timeout` default (SPEC R22).
@@ -45,14 +47,6 @@ pub enum ProcessError {
     Spawn {
         /// The program that was asked for.
         program: String,
-        /// What the operating system said.
-        source: std::io::Error,
-    },
-    /// The file for the full output could not be created.
-    #[error("could not create the full-output file {path}: {source}")]
-    FullOutputFile {
-        /// The file that was asked for.
-        path: PathBuf,
         /// What the operating system said.
         source: std::io::Error,
     },
@@ -107,7 +101,8 @@ pub struct ProcessOutcome {
     pub stderr: CapturedOutput,
     /// Both streams interleaved in the order they were read, head + tail within the cap.
     pub combined: CapturedOutput,
-    /// The file holding the whole combined output, when one was asked for and written.
+    /// The file holding the whole combined output, when one was asked for and the output
+    /// outgrew the cap (so the capture had to leave part of it out).
     pub full_output_path: Option<PathBuf>,
     /// Whether the OS sandbox was enforced for this run.
     pub sandbox: SandboxStatus,
@@ -249,7 +244,8 @@ impl ProcessSpec {
         self
     }
 
-    /// Also writes the whole combined output to `path` (created or truncated).
+    /// Also writes the whole combined output to `path` (created or truncated) once it outgrows
+    /// the output cap; an output that fits creates no file.
     pub fn full_output_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.full_output_path = Some(path.into());
         self
@@ -369,18 +365,10 @@ impl ProcessSpec {
             restriction,
             sandbox,
         } = self.spawnable()?;
-        let full_output = match &self.full_output_path {
-            Some(path) => {
-                let file = tokio::fs::File::create(path).await.map_err(|source| {
-                    ProcessError::FullOutputFile {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
-                Some((path.clone(), file))
-            }
-            None => None,
-        };
+        let full_output = self
+            .full_output_path
+            .clone()
+            .map(|path| FullOutputFile::new(path, self.output_cap));
         let started = Instant::now();
         let spawned = match restriction {
             Some(restriction) => sandbox::spawn_restricted(&mut command, restriction),

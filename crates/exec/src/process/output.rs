@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use tokio::fs::File;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{ChildStderr, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{CapturedOutput, HeadTailCapture};
+use super::full_output::FullOutputFile;
 
 /// Size of one read from a pipe, and so the largest chunk a callback receives.
 const READ_CHUNK_BYTES: usize = 16 * 1024;
@@ -40,7 +40,7 @@ pub type OutputCallback = Arc<dyn Fn(OutputChunk) + Send + Sync>;
 pub(crate) struct OutputSinks {
     pub(crate) cap: usize,
     pub(crate) callback: Option<OutputCallback>,
-    pub(crate) full_output: Option<(PathBuf, File)>,
+    pub(crate) full_output: Option<FullOutputFile>,
 }
 
 /// What the reader kept once both pipes closed (or reading was stopped).
@@ -49,7 +49,7 @@ pub(crate) struct CollectedOutput {
     pub(crate) stdout: CapturedOutput,
     pub(crate) stderr: CapturedOutput,
     pub(crate) combined: CapturedOutput,
-    /// The full-output file, when it was written completely.
+    /// The full-output file, when the output outgrew the cap and the file was written whole.
     pub(crate) full_output_path: Option<PathBuf>,
 }
 
@@ -89,11 +89,8 @@ pub(crate) async fn collect_output(
             OutputStream::Stderr => stderr_capture.push(bytes),
         }
         combined_capture.push(bytes);
-        if let Some((path, file)) = &mut full_output
-            && let Err(error) = file.write_all(bytes).await
-        {
-            tracing::warn!(path = %path.display(), %error, "stopped writing the full output file");
-            full_output = None;
+        if let Some(file) = &mut full_output {
+            file.push(bytes).await;
         }
         if let Some(callback) = &sinks.callback {
             callback(OutputChunk {
@@ -103,13 +100,7 @@ pub(crate) async fn collect_output(
         }
     }
     let full_output_path = match full_output {
-        Some((path, mut file)) => match file.flush().await {
-            Ok(()) => Some(path),
-            Err(error) => {
-                tracing::warn!(path = %path.display(), %error, "could not finish the full output file");
-                None
-            }
-        },
+        Some(file) => file.finish().await,
         None => None,
     };
     CollectedOutput {

@@ -21,9 +21,8 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use toolhost_core::ContentBlock;
-use toolhost_core::DefinitionFormat;
 use toolhost_core::conversation::{AssistantPart, Message, StopReason, Usage};
+use toolhost_core::{ContentBlock, DefinitionFormat, ToolSpec};
 
 use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::{DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS, ProviderConfig};
@@ -41,7 +40,7 @@ pub const REDACTED_THINKING: &str = "redacted_thinking";
 /// How many user messages, counted from the end, get a cache breakpoint.
 const CACHED_USER_TURNS: usize = 2;
 
-/// The request body.
+/// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
     let cache = config.prompt_cache;
     let mut messages = conversation(&request.messages);
@@ -75,18 +74,21 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         }
         body["system"] = json!([block]);
     }
-    if !request.tools.is_empty() {
-        let mut tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|spec| DefinitionFormat::Anthropic.render(spec))
-            .collect();
-        if cache && let Some(last) = tools.last_mut() {
-            mark_cached(last);
-        }
-        body["tools"] = tools.into();
-    }
     body
+}
+
+/// The tool definitions (`tools`), the last with a cache breakpoint when the cache is on.
+pub(crate) fn tools_body(config: &ProviderConfig, tools: &[ToolSpec]) -> Value {
+    let mut tools: Vec<Value> = tools
+        .iter()
+        .map(|spec| DefinitionFormat::Anthropic.render(spec))
+        .collect();
+    if config.prompt_cache
+        && let Some(last) = tools.last_mut()
+    {
+        mark_cached(last);
+    }
+    tools.into()
 }
 
 fn mark_cached(block: &mut Value) {

@@ -211,7 +211,7 @@ fn the_request_merges_tool_results_and_places_four_cache_breakpoints() {
     let config = ProviderConfig::anthropic("claude-sonnet-4-5");
     let ephemeral = json!({"type": "ephemeral"});
     assert_eq!(
-        request_body(&config, &sample_request()),
+        crate::wire::full_body(&config, &sample_request()),
         json!({
             "model": "claude-sonnet-4-5",
             "max_tokens": 512,
@@ -261,7 +261,7 @@ fn without_the_cache_no_breakpoint_and_foreign_reasoning_stays_home() {
             id: Some("rs_1".into()),
         };
     }
-    let body = request_body(&config, &request);
+    let body = crate::wire::full_body(&config, &request);
     assert!(!body.to_string().contains("cache_control"), "{body}");
     assert_eq!(body["max_tokens"], DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS);
     assert_eq!(

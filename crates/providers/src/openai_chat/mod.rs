@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value, json};
 use toolhost_core::ContentBlock;
-use toolhost_core::DefinitionFormat;
 use toolhost_core::conversation::{Message, StopReason, Usage};
+use toolhost_core::{DefinitionFormat, ToolSpec};
 
 use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::ProviderConfig;
@@ -20,7 +20,7 @@ use crate::provider::ModelRequest;
 use crate::sse::SseEvent;
 use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json, text_only};
 
-/// The request body.
+/// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
     let mut messages = Vec::new();
     if !request.system.is_empty() {
@@ -68,13 +68,6 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         "stream": true,
         "stream_options": {"include_usage": true},
     });
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|spec| DefinitionFormat::OpenAi.render(spec))
-            .collect();
-    }
     if let Some(max) = request.max_output_tokens.or(config.max_output_tokens) {
         // OpenAI's reasoning models refuse `max_tokens`; most other servers know only it.
         let key = if config.base_url.contains("api.openai.com") {
@@ -85,6 +78,14 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         body[key] = max.into();
     }
     body
+}
+
+/// The tool definitions (`tools`).
+pub(crate) fn tools_body(tools: &[ToolSpec]) -> Value {
+    tools
+        .iter()
+        .map(|spec| DefinitionFormat::OpenAi.render(spec))
+        .collect()
 }
 
 /// A user message's content: a plain string when it is one text, else parts.

@@ -231,7 +231,7 @@ fn a_stream_ending_after_its_finish_reason_is_whole_and_before_it_is_cut() {
 fn the_request_carries_the_conversation_in_chat_form() {
     let config = ProviderConfig::new("local", Api::OpenAiChat, "http://127.0.0.1:8091/v1", "qwen");
     assert_eq!(
-        request_body(&config, &sample_request()),
+        crate::wire::full_body(&config, &sample_request()),
         json!({
             "model": "qwen",
             "messages": [
@@ -261,7 +261,7 @@ fn the_request_carries_the_conversation_in_chat_form() {
         })
     );
     let openai = ProviderConfig::openai("gpt-5");
-    let body = request_body(&openai, &sample_request());
+    let body = crate::wire::full_body(&openai, &sample_request());
     assert_eq!(body["max_completion_tokens"], 512);
     assert_eq!(body.get("max_tokens"), None);
 }

@@ -15,8 +15,8 @@
 //! report errors.
 
 use serde_json::{Value, json};
-use toolhost_core::ContentBlock;
 use toolhost_core::conversation::{AssistantPart, Message, StopReason, Usage};
+use toolhost_core::{ContentBlock, ToolSpec};
 
 use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::ProviderConfig;
@@ -24,7 +24,7 @@ use crate::provider::ModelRequest;
 use crate::sse::SseEvent;
 use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
 
-/// The request body.
+/// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
     let mut input = Vec::new();
     for message in &request.messages {
@@ -68,26 +68,27 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
     if !request.system.is_empty() {
         body["instructions"] = request.system.as_str().into();
     }
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|spec| {
-                // `strict` would demand schemas with every property required; ours are not.
-                json!({
-                    "type": "function",
-                    "name": spec.name,
-                    "description": spec.description,
-                    "parameters": spec.parameters,
-                    "strict": false,
-                })
-            })
-            .collect();
-    }
     if let Some(max) = request.max_output_tokens.or(config.max_output_tokens) {
         body["max_output_tokens"] = max.into();
     }
     body
+}
+
+/// The tool definitions (`tools`).
+pub(crate) fn tools_body(tools: &[ToolSpec]) -> Value {
+    tools
+        .iter()
+        .map(|spec| {
+            // `strict` would demand schemas with every property required; ours are not.
+            json!({
+                "type": "function",
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+                "strict": false,
+            })
+        })
+        .collect()
 }
 
 fn input_part(block: &ContentBlock) -> Value {

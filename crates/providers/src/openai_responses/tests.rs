@@ -215,7 +215,7 @@ fn the_request_carries_items_instructions_and_stateless_reasoning() {
         "gpt-5",
     );
     assert_eq!(
-        request_body(&config, &request),
+        crate::wire::full_body(&config, &request),
         json!({
             "model": "gpt-5",
             "input": [

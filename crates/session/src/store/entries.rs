@@ -16,13 +16,14 @@ enum Parent {
     Entry(Option<EntryId>),
 }
 
-/// The path from the root to `?1`'s leaf, root first, in one statement. A parent's id is
-/// always smaller than its children's, so id order is path order, and SQLite reads the rows
-/// in rowid order without sorting their payloads.
+/// The path from the root to `?1`'s leaf, root first, in one statement. The walk up reads
+/// the covering index `entries_path` (id, parent) alone, not the rows with their payloads. A
+/// parent's id is always smaller than its children's, so id order is path order, and SQLite
+/// reads the rows in rowid order without sorting their payloads.
 const CONVERSATION: &str = "WITH RECURSIVE path(id) AS ( \
          SELECT leaf_entry_id FROM sessions WHERE id = ?1 AND leaf_entry_id IS NOT NULL \
          UNION ALL \
-         SELECT e.parent_id FROM entries e JOIN path ON e.id = path.id \
+         SELECT e.parent_id FROM entries e INDEXED BY entries_path JOIN path ON e.id = path.id \
          WHERE e.parent_id IS NOT NULL \
      ) \
      SELECT id, session_id, parent_id, created_at, payload \
@@ -88,6 +89,35 @@ impl SessionStore {
              WHERE session_id = ?1 ORDER BY id",
             session,
         )
+    }
+
+    /// The provider and model of the session's latest turn context or model change (every
+    /// branch considered: the latest appended), if it has one.
+    pub fn latest_model(
+        &self,
+        session: &SessionId,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        self.require_session(session)?;
+        let latest = self
+            .connection
+            .prepare_cached(
+                "SELECT id, payload FROM entries WHERE session_id = ?1 \
+                 AND kind IN ('turn_context', 'model_change') ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row([session.as_str()], |row| {
+                Ok((EntryId(row.get(0)?), row.get::<_, String>(1)?))
+            })
+            .optional()?;
+        let Some((id, payload)) = latest else {
+            return Ok(None);
+        };
+        let kind: EntryKind = serde_json::from_str(&payload)
+            .map_err(|source| StoreError::Payload { entry: id, source })?;
+        Ok(match kind {
+            EntryKind::TurnContext(context) => Some((context.provider, context.model)),
+            EntryKind::ModelChange { provider, model } => Some((provider, model)),
+            _ => None,
+        })
     }
 
     fn insert(
@@ -164,25 +194,21 @@ impl SessionStore {
 
     fn entries(&self, sql: &str, session: &SessionId) -> Result<Vec<Entry>, StoreError> {
         let mut statement = self.connection.prepare_cached(sql)?;
-        let rows = statement.query_map([session.as_str()], |row| {
-            Ok((
-                EntryId(row.get(0)?),
-                SessionId::from(row.get::<_, String>(1)?),
-                row.get::<_, Option<i64>>(2)?.map(EntryId),
-                time(row.get(3)?),
-                row.get::<_, String>(4)?,
-            ))
-        })?;
+        let mut rows = statement.query([session.as_str()])?;
         let mut entries = Vec::new();
-        for row in rows {
-            let (id, session, parent, created_at, payload) = row?;
-            let kind = serde_json::from_str(&payload)
+        // Every entry is of this session: one id, not one String per row.
+        let session = session.clone();
+        while let Some(row) = rows.next()? {
+            let id = EntryId(row.get(0)?);
+            // The payload is parsed where SQLite holds it, not copied into a String first.
+            let payload = row.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
+            let kind = serde_json::from_str(payload)
                 .map_err(|source| StoreError::Payload { entry: id, source })?;
             entries.push(Entry {
                 id,
-                session,
-                parent,
-                created_at,
+                session: session.clone(),
+                parent: row.get::<_, Option<i64>>(2)?.map(EntryId),
+                created_at: time(row.get(3)?),
                 kind,
             });
         }

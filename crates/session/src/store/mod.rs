@@ -12,11 +12,15 @@ use toolhost_core::conversation::Usage;
 
 use crate::schema;
 use crate::{EntryId, NewSession, Session, SessionId, SessionStatus, SpawnedBy, StoreError};
-pub use checkpoint::CHECKPOINT_EVERY;
 use checkpoint::Checkpointer;
+pub use checkpoint::{CHECKPOINT_EVERY, LOG_LIMIT_PAGES};
 
 /// How long a write waits for another process's write to finish before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How much of the file SQLite reads through a memory map instead of a `read` call per page
+/// (`PRAGMA mmap_size`): a resume of 10 000 entries reads thousands of pages.
+pub const MMAP_SIZE: i64 = 256 * 1024 * 1024;
 
 /// When SQLite waits for the disk (`PRAGMA synchronous`), in write-ahead-log mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -105,10 +109,9 @@ impl StoreOptions {
         connection.pragma_update(None, "synchronous", self.synchronous.pragma())?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut connection, path, version)?;
-        let checkpointer = Checkpointer::start(path);
-        if checkpointer.is_some() {
-            connection.pragma_update(None, "wal_autocheckpoint", checkpoint::BACKSTOP_PAGES)?;
-        }
+        connection.pragma_update(None, "journal_size_limit", checkpoint::JOURNAL_SIZE_LIMIT)?;
+        connection.pragma_update(None, "mmap_size", MMAP_SIZE)?;
+        let checkpointer = Checkpointer::start(path, &mut connection);
         Ok(SessionStore {
             checkpointer,
             connection,
@@ -178,13 +181,7 @@ impl SessionStore {
         if id_or_prefix.is_empty() {
             return Err(StoreError::SessionNotFound(String::new()));
         }
-        let mut matches = self.sessions(
-            &format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions s \
-                 WHERE substr(s.id, 1, length(?1)) = ?1 ORDER BY s.id LIMIT 3"
-            ),
-            params![id_or_prefix],
-        )?;
+        let mut matches = self.find_by_prefix(id_or_prefix, 3)?;
         match matches.len() {
             0 => Err(StoreError::SessionNotFound(id_or_prefix.to_owned())),
             1 => Ok(matches.remove(0)),
@@ -197,6 +194,37 @@ impl SessionStore {
                     .join(", "),
             }),
         }
+    }
+
+    /// Sessions whose id starts with `prefix`, in id order (so oldest first), at most `limit`.
+    pub fn find_by_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<Session>, StoreError> {
+        self.sessions(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s \
+                 WHERE substr(s.id, 1, length(?1)) = ?1 ORDER BY s.id LIMIT ?2"
+            ),
+            params![prefix, to_i64(limit as u64)],
+        )
+    }
+
+    /// Sessions that ran in `workspace` (compared as stored), the most recently changed first.
+    pub fn list_in_workspace(
+        &self,
+        workspace: &Path,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Session>, StoreError> {
+        self.sessions(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.workspace = ?1 \
+                 ORDER BY s.updated_at DESC, s.id DESC LIMIT ?2 OFFSET ?3"
+            ),
+            params![
+                workspace.to_string_lossy(),
+                to_i64(limit as u64),
+                to_i64(offset as u64)
+            ],
+        )
     }
 
     /// Sessions, the most recently changed first.

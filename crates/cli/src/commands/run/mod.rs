@@ -10,9 +10,12 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
-use toolhost_agent::agent_loop::AgentEvent;
+use toolhost_agent::agent_loop::{AgentEvent, Transcript};
 use toolhost_agent::assembly::{AgentSetup, AssemblyError};
 use toolhost_agent::model_choice::ModelFlags;
+use toolhost_agent::pricing::provider_pricing;
+use toolhost_agent::session_record::{SessionChoice, SessionOpening, turn_context};
+use toolhost_agent::sessions;
 use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Message;
@@ -47,6 +50,25 @@ pub struct RunArgs {
     /// Answer yes to every confirmation (deny rules and the shell deny list still refuse).
     #[arg(long)]
     yes: bool,
+    /// Go on with the session of this workspace that changed last.
+    #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
+    continue_session: bool,
+    /// Go on with the session ID (a unique prefix of it will do).
+    #[arg(long, short = 'r', value_name = "ID")]
+    resume: Option<String>,
+    /// Keep no session on disk for this run.
+    #[arg(long, conflicts_with_all = ["continue_session", "resume"])]
+    no_session: bool,
+}
+
+impl RunArgs {
+    fn session_choice(&self) -> SessionChoice {
+        match (&self.resume, self.continue_session) {
+            (Some(id), _) => SessionChoice::Id(id.clone()),
+            (None, true) => SessionChoice::Latest,
+            (None, false) => SessionChoice::New,
+        }
+    }
 }
 
 /// Exit status when the run ended in error (iteration limit, provider failure, cancelled).
@@ -96,12 +118,34 @@ async fn run_agent(
 ) -> anyhow::Result<ExitCode> {
     let approver = approval::approver_for_call(args.yes, from_stdin);
     let permissions = Permissions::from_config(config, workspace, approver)?;
+    // The session first: a resumed one brings its provider and model.
+    let store = (!args.no_session).then(|| sessions::store_path(config, home));
+    let opening = match store {
+        None => None,
+        Some(Err(error)) => {
+            tracing::warn!("this run is not kept as a session: {error}");
+            None
+        }
+        Some(Ok(path)) => match SessionOpening::open(&path, &args.session_choice(), workspace) {
+            Ok(opening) => Some(opening),
+            Err(error) if error.is_usage_error() => {
+                eprintln!("error: {error}");
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+            Err(error) => return Err(error.into()),
+        },
+    };
+    let (provider, model) = match (
+        args.provider,
+        args.model,
+        opening.as_ref().and_then(SessionOpening::model),
+    ) {
+        (None, None, Some((provider, model))) => (Some(provider.clone()), Some(model.clone())),
+        (provider, model, _) => (provider, model),
+    };
     let assembled = AgentSetup::new(workspace, config, agent, &permissions)
         .home(home.map(Path::to_path_buf))
-        .model(ModelFlags {
-            provider: args.provider,
-            model: args.model,
-        })
+        .model(ModelFlags { provider, model })
         .builtin_tools(args.tools)
         .max_iterations(args.max_iterations)
         .assemble()
@@ -115,14 +159,41 @@ async fn run_agent(
         }
         Err(error) => return Err(error.into()),
     };
-    let session_id = new_session_id();
-    let agent = assembled.agent.session_id(session_id.clone());
+    let mut agent = assembled.agent;
+    let mut messages = Vec::new();
+    let recorded = match opening {
+        None => None,
+        Some(opening) => {
+            let context = turn_context(
+                &assembled.provider.entry.name,
+                &assembled.provider.model,
+                permissions.mode(),
+                assembled.provider.entry.max_output_tokens,
+                &assembled.prompt,
+            );
+            let (recorded, earlier) = opening.start(workspace, &prompt, context)?;
+            messages = earlier;
+            let recorded = Arc::new(recorded);
+            agent = agent.transcript(Arc::clone(&recorded) as Arc<dyn Transcript>);
+            Some(recorded)
+        }
+    };
+    let session_id = recorded
+        .as_ref()
+        .map_or_else(new_session_id, |recorded| recorded.id().to_string());
+    let agent = agent.session_id(session_id.clone());
+    let prompt = Message::user(prompt);
+    if let Some(recorded) = &recorded {
+        recorded.record_message(&prompt)?;
+    }
+    messages.push(prompt);
     let writer = Arc::new(EventWriter::new(
         args.output_format,
         RunInfo {
             session_id,
             cwd: workspace.display().to_string(),
             permission_mode: permissions.mode().to_string(),
+            pricing: provider_pricing(&assembled.provider.entry, &assembled.provider.model),
         },
         true,
     ));
@@ -132,7 +203,10 @@ async fn run_agent(
     cancel_on_ctrl_c(cancel.clone());
 
     agent.session_event(SessionEvent::Start).await;
-    let report = agent.run(vec![Message::user(prompt)], events, cancel).await;
+    let report = agent.run(messages, events, cancel).await;
+    if let Some(recorded) = &recorded {
+        recorded.finish(&report.outcome)?;
+    }
     agent.session_event(SessionEvent::Shutdown).await;
     assembled.tools.mcp.shutdown().await;
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::ValueEnum;
 use serde_json::{Value, json};
 use toolhost_agent::agent_loop::{AgentEvent, RunOutcome};
+use toolhost_agent::pricing::{Pricing, usage_summary};
 use toolhost_core::ContentBlock;
 use toolhost_core::conversation::{AssistantMessage, AssistantPart, StopReason, Usage};
 
@@ -31,6 +32,8 @@ pub struct RunInfo {
     pub cwd: String,
     /// The permission mode as written in configuration (`acceptEdits`).
     pub permission_mode: String,
+    /// The model's prices, when known: the result's cost.
+    pub pricing: Option<Pricing>,
 }
 
 /// Writes the events of one run in one format.
@@ -78,15 +81,20 @@ impl EventWriter {
                         let _ = stdout.write_all(b"\n");
                     }
                     let _ = stdout.flush();
+                    eprintln!("{}", usage_summary(&usage, self.info.pricing.as_ref()));
                 }
-                outcome => eprintln!("error: {}", outcome.text()),
+                outcome => {
+                    eprintln!("error: {}", outcome.text());
+                    eprintln!("{}", usage_summary(&usage, self.info.pricing.as_ref()));
+                }
             },
-            OutputFormat::Json => {
-                let line = result_object(outcome, turns, usage, times, &self.info.session_id);
-                self.print_line(&line);
-            }
-            OutputFormat::StreamJson => {
-                let line = result_object(outcome, turns, usage, times, &self.info.session_id);
+            OutputFormat::Json | OutputFormat::StreamJson => {
+                let mut line = result_object(outcome, turns, usage, times, &self.info.session_id);
+                line["total_cost_usd"] = self
+                    .info
+                    .pricing
+                    .as_ref()
+                    .map_or(Value::Null, |pricing| pricing.cost(&usage).into());
                 self.print_line(&line);
             }
         }
@@ -140,6 +148,17 @@ impl EventWriter {
                 "attempt": attempt,
                 "retry_delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                 "error": reason,
+                "session_id": session_id,
+            }),
+            AgentEvent::CompactionEnd {
+                error: None,
+                kept_messages,
+                tokens_after,
+            } => json!({
+                "type": "system",
+                "subtype": "compact_boundary",
+                "kept_messages": kept_messages,
+                "tokens_after": tokens_after,
                 "session_id": session_id,
             }),
             _ => return None,
@@ -273,6 +292,13 @@ fn text_progress(event: &AgentEvent) {
         AgentEvent::ToolCallEnd { result } if result.is_error => {
             eprintln!("  ✗ {}", one_line(&result.text(), 160));
         }
+        AgentEvent::CompactionStart {
+            trigger,
+            tokens_before,
+        } => eprintln!("  compacting the conversation ({trigger}, ~{tokens_before} tokens)…"),
+        AgentEvent::CompactionEnd {
+            error: Some(error), ..
+        } => eprintln!("  ✗ compaction failed, going on without: {error}"),
         AgentEvent::RetryStart {
             attempt,
             delay,

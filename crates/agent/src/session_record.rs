@@ -1,0 +1,344 @@
+//! A run kept in the session store: a new session, or one resumed where it stopped. The loop
+//! records through [`Transcript`], so every message is committed before the model is asked
+//! again; a process killed at any point loses at most the response in flight.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use toolhost_core::ContentBlock;
+use toolhost_core::conversation::{Message, ToolCall, ToolResultMessage};
+use toolhost_session::{
+    Compaction, EntryKind, NewSession, PromptFile, PromptInputs, Resume, SessionId, SessionStatus,
+    SessionStore, StoreError, TurnContext,
+};
+
+use crate::agent_loop::{Recorded, RunOutcome, Transcript};
+use crate::system_prompt::SystemPromptInputs;
+
+/// The result given to a call that was running when the process stopped: the model needs a
+/// result for every call before it can go on, and must not assume the call did nothing.
+pub const INTERRUPTED_CALL_RESULT: &str = "Interrupted: toolhost stopped while this call ran, \
+     so its result was lost. It may or may not have taken effect: check before you repeat it.";
+
+/// Which session a run goes on with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new one.
+    #[default]
+    New,
+    /// The one of this workspace that changed last (`--continue`).
+    Latest,
+    /// This one, by id or a unique prefix of it (`--resume ID`).
+    Id(String),
+}
+
+/// Why the session for a run could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionChoiceError {
+    /// `--continue`, but the workspace has no session yet.
+    #[error("no session to continue in {0}: start one without --continue")]
+    NothingToContinue(std::path::PathBuf),
+    /// The store refused (not found, ambiguous, unreadable, newer).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl SessionChoiceError {
+    /// Whether the command line is at fault (an id that names no session, or several).
+    pub fn is_usage_error(&self) -> bool {
+        matches!(
+            self,
+            Self::NothingToContinue(_)
+                | Self::Store(StoreError::SessionNotFound(_) | StoreError::AmbiguousPrefix { .. })
+        )
+    }
+}
+
+/// The session side of a run, before the agent is assembled: the store is open, and an
+/// earlier session (`--continue`, `--resume`) is found, so that its provider and model can
+/// choose the agent's. A new session is created only by [`SessionOpening::start`], once the
+/// agent could be assembled: a run that fails to start leaves no empty session behind.
+pub struct SessionOpening {
+    store: SessionStore,
+    earlier: Option<(SessionId, Resume)>,
+}
+
+impl SessionOpening {
+    /// Opens the store at `path` (creating its folder) and the session `choice` names in
+    /// `workspace`.
+    pub fn open(
+        path: &Path,
+        choice: &SessionChoice,
+        workspace: &Path,
+    ) -> Result<Self, SessionChoiceError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        let store = SessionStore::open(path)?;
+        let earlier =
+            match choice {
+                SessionChoice::New => None,
+                SessionChoice::Latest => Some(latest_in(&store, workspace)?.ok_or_else(|| {
+                    SessionChoiceError::NothingToContinue(workspace.to_path_buf())
+                })?),
+                SessionChoice::Id(id) => Some(store.get(id)?.id),
+            };
+        let mut opening = Self {
+            store,
+            earlier: None,
+        };
+        if let Some(id) = earlier {
+            let resume = opening.store.resume(&id)?;
+            opening.earlier = Some((id, resume));
+        }
+        Ok(opening)
+    }
+
+    /// The provider and model the earlier session was using at its leaf.
+    pub fn model(&self) -> Option<&(String, String)> {
+        self.earlier
+            .as_ref()
+            .and_then(|(_, resume)| resume.model.as_ref())
+    }
+
+    /// The session, created now when it is a new one (titled after `prompt`), with the turn
+    /// context recorded when it changed; and the conversation so far (empty when new; with a
+    /// result recorded for every call an earlier process left running).
+    pub fn start(
+        self,
+        workspace: &Path,
+        prompt: &str,
+        context: TurnContext,
+    ) -> Result<(RecordedSession, Vec<Message>), StoreError> {
+        let Self { store, earlier } = self;
+        let (session, messages, previous) = match earlier {
+            None => (
+                RecordedSession::create(store, workspace, prompt)?,
+                Vec::new(),
+                None,
+            ),
+            Some((id, mut resume)) => {
+                let session = RecordedSession {
+                    store: Mutex::new(store),
+                    id,
+                };
+                session.answer_interrupted(&mut resume)?;
+                (session, resume.messages, resume.turn_context)
+            }
+        };
+        session.record_turn_context(context, previous.as_ref())?;
+        Ok((session, messages))
+    }
+}
+
+/// The session that changed last in `workspace`, if there is one.
+fn latest_in(store: &SessionStore, workspace: &Path) -> Result<Option<SessionId>, StoreError> {
+    let sessions = store.list_in_workspace(&canonical(workspace), 1, 0)?;
+    Ok(sessions.into_iter().next().map(|session| session.id))
+}
+
+/// The workspace as sessions are stored and listed: its canonical path, so that
+/// `--workspace ./x` and `--workspace /abs/x` find the same sessions.
+fn canonical(workspace: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf())
+}
+
+/// The longest title taken from a first prompt, in characters.
+const TITLE_CHARS: usize = 80;
+
+/// A session being run: its store and its id.
+pub struct RecordedSession {
+    store: Mutex<SessionStore>,
+    id: SessionId,
+}
+
+impl RecordedSession {
+    /// A new session in `workspace`, titled after its first prompt.
+    fn create(
+        mut store: SessionStore,
+        workspace: &Path,
+        first_prompt: &str,
+    ) -> Result<Self, StoreError> {
+        let session = store.create_session(NewSession {
+            title: Some(title_of(first_prompt)),
+            workspace: Some(canonical(workspace)),
+            ..NewSession::default()
+        })?;
+        Ok(Self {
+            store: Mutex::new(store),
+            id: session.id,
+        })
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &SessionId {
+        &self.id
+    }
+
+    /// Gives every call that an earlier process left running its [`INTERRUPTED_CALL_RESULT`],
+    /// recorded, so that the conversation can go on.
+    fn answer_interrupted(&self, resume: &mut Resume) -> Result<(), StoreError> {
+        for call in std::mem::take(&mut resume.interrupted_calls) {
+            let message = Message::ToolResult(interrupted(&call));
+            self.append(&message_entry(&message, None))?;
+            resume.messages.push(message);
+        }
+        Ok(())
+    }
+
+    /// Records what the coming turns run with, when it differs from what the session's leaf
+    /// already says (a resumed run with the same model, tools and prompt adds nothing).
+    fn record_turn_context(
+        &self,
+        context: TurnContext,
+        previous: Option<&TurnContext>,
+    ) -> Result<(), StoreError> {
+        if previous == Some(&context) {
+            return Ok(());
+        }
+        self.append(&EntryKind::TurnContext(context))
+    }
+
+    /// Records a message the caller adds (the user's prompt).
+    pub fn record_message(&self, message: &Message) -> Result<(), StoreError> {
+        self.append(&message_entry(message, None))
+    }
+
+    /// Marks how the run ended.
+    pub fn finish(&self, outcome: &RunOutcome) -> Result<(), StoreError> {
+        let status = match outcome {
+            RunOutcome::Answered { .. } | RunOutcome::Stopped { .. } => SessionStatus::Completed,
+            RunOutcome::Cancelled => SessionStatus::Cancelled,
+            RunOutcome::MaxIterations { .. } | RunOutcome::Failed { .. } => SessionStatus::Failed,
+        };
+        self.store().set_status(&self.id, status)
+    }
+
+    fn append(&self, kind: &EntryKind) -> Result<(), StoreError> {
+        self.store().append_at_leaf(&self.id, kind).map(drop)
+    }
+
+    fn store(&self) -> MutexGuard<'_, SessionStore> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The entry where the last `kept` messages of the conversation at the leaf begin.
+    fn first_kept(&self, kept: usize) -> Result<Option<toolhost_session::EntryId>, StoreError> {
+        if kept == 0 {
+            return Ok(None);
+        }
+        let path = self.store().conversation(&self.id)?;
+        Ok(path
+            .iter()
+            .rev()
+            .filter(|entry| makes_a_message(&entry.kind))
+            .nth(kept - 1)
+            .map(|entry| entry.id))
+    }
+}
+
+impl Transcript for RecordedSession {
+    fn record(&self, entry: Recorded<'_>) -> Result<(), String> {
+        let kind = match entry {
+            Recorded::Message { message, details } => message_entry(message, details),
+            Recorded::Compaction {
+                summary,
+                kept_messages,
+                tokens_before,
+                files_read,
+                files_modified,
+                usage,
+            } => {
+                self.store()
+                    .add_usage(&self.id, usage)
+                    .map_err(|error| error.to_string())?;
+                EntryKind::Compaction(Compaction {
+                    summary: summary.to_owned(),
+                    first_kept: self.first_kept(kept_messages).map_err(|e| e.to_string())?,
+                    tokens_before,
+                    files_read: files_read.iter().map(Into::into).collect(),
+                    files_modified: files_modified.iter().map(Into::into).collect(),
+                })
+            }
+        };
+        self.append(&kind).map_err(|error| error.to_string())
+    }
+}
+
+/// What a turn runs with, for the store.
+pub fn turn_context(
+    provider: &str,
+    model: &str,
+    mode: toolhost_core::permission::PermissionMode,
+    max_output_tokens: Option<u32>,
+    prompt: &SystemPromptInputs,
+) -> TurnContext {
+    TurnContext {
+        provider: provider.to_owned(),
+        model: model.to_owned(),
+        permission_mode: mode,
+        tools: prompt.tools.clone(),
+        max_output_tokens,
+        system_prompt: PromptInputs {
+            workspace: prompt.workspace.clone(),
+            date: prompt.date.clone(),
+            platform: prompt.platform.clone(),
+            context_files: prompt
+                .context_files
+                .iter()
+                .map(|file| PromptFile {
+                    path: file.path.clone(),
+                    text: file.text.clone(),
+                    truncated: file.truncated,
+                })
+                .collect(),
+            text: prompt.render(),
+        },
+    }
+}
+
+fn message_entry(message: &Message, details: Option<&serde_json::Value>) -> EntryKind {
+    match message {
+        Message::User { content } => EntryKind::UserMessage {
+            content: content.clone(),
+        },
+        Message::Assistant(assistant) => EntryKind::AssistantMessage(assistant.clone()),
+        Message::ToolResult(result) => EntryKind::ToolResult {
+            message: result.clone(),
+            details: details.cloned(),
+        },
+    }
+}
+
+/// Whether the entry is one of the messages a resume gives the model.
+fn makes_a_message(kind: &EntryKind) -> bool {
+    matches!(
+        kind,
+        EntryKind::UserMessage { .. }
+            | EntryKind::AssistantMessage(_)
+            | EntryKind::ToolResult { .. }
+            | EntryKind::BranchSummary { .. }
+    )
+}
+
+fn interrupted(call: &ToolCall) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: vec![ContentBlock::text(INTERRUPTED_CALL_RESULT)],
+        is_error: true,
+    }
+}
+
+/// The first line of a prompt, cut to [`TITLE_CHARS`].
+fn title_of(prompt: &str) -> String {
+    let line = prompt.trim().lines().next().unwrap_or_default().trim();
+    let mut title: String = line.chars().take(TITLE_CHARS).collect();
+    if line.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
