@@ -147,6 +147,7 @@ impl<'a> AgentSetup<'a> {
         let provider: Arc<dyn ModelProvider> = connect_provider(&chosen)?;
         let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
             .home(self.home.clone())
+            .model(Some(chosen.clone()))
             .build()
             .await?;
         let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {

@@ -25,11 +25,16 @@ fn spec(name: &str) -> toolhost_core::ToolSpec {
         );
     }
     let workspace = std::sync::Arc::new(toolhost_tools::Workspace::new("/").unwrap());
-    toolhost_tools::builtin_tools(workspace, toolhost_tools::BashSettings::default())
-        .into_iter()
-        .map(|tool| tool.spec())
-        .find(|spec| spec.name == name)
-        .unwrap_or_else(|| toolhost_core::ToolSpec::new(name, "a tool"))
+    toolhost_tools::builtin_tools(
+        workspace,
+        toolhost_tools::BashSettings::default(),
+        toolhost_tools::WebSearchSettings::default(),
+        toolhost_tools::WebFetchSettings::default(),
+    )
+    .into_iter()
+    .map(|tool| tool.spec())
+    .find(|spec| spec.name == name)
+    .unwrap_or_else(|| toolhost_core::ToolSpec::new(name, "a tool"))
 }
 
 struct Workspace {

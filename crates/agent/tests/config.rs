@@ -247,6 +247,12 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              writable_roots = []\n\
              \n[custom_tools]\n\
              paths = []\n\
+             \n[web]\n\
+             timeout = 30                             # built-in default\n\
+             max_response_bytes = 5242880             # built-in default\n\
+             max_content_chars = 40000                # built-in default\n\
+             cache = true                             # built-in default\n\
+             cache_ttl = 900                          # built-in default\n\
              \n[agent]\n\
              max_iterations = 50                      # built-in default\n\
              compact_at = 0.8                         # built-in default\n\
@@ -495,6 +501,67 @@ fn a_bad_provider_entry_names_file_line_and_the_choices() {
         message.contains("line 2: agent.max_iterations of 0"),
         "{message}"
     );
+}
+
+#[test]
+fn web_settings_are_read_and_a_bad_one_names_its_line() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.project_config(),
+        "[web]\ntimeout = 7\ncache = false\ncache_ttl = 60\nsummary_model = \"small\"\n\
+         resolve = { \"Intranet.Test.\" = \"10.0.0.7\", \"dual.test\" = [\"10.0.0.8\", \"fd00::8\"] }\n\
+         \n[web.search]\nprovider = \"searxng\"\nurl = \"http://localhost:8888\"\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    let web = &config.web;
+    assert_eq!(web.timeout, Some(std::time::Duration::from_secs(7)));
+    assert_eq!(web.cache, Some(false));
+    assert_eq!(web.cache_ttl, Some(std::time::Duration::from_secs(60)));
+    assert_eq!(web.summary_model.as_deref(), Some("small"));
+    assert_eq!(
+        web.resolve.keys().collect::<Vec<_>>(),
+        ["dual.test", "intranet.test"]
+    );
+    assert_eq!(web.resolve["dual.test"].len(), 2);
+    let search = web.search.as_ref().unwrap();
+    assert_eq!(
+        search.provider,
+        toolhost_tools::web::SearchProvider::Searxng
+    );
+    assert_eq!(search.url.as_deref(), Some("http://localhost:8888"));
+    assert_eq!(
+        web.cache_folder.as_deref(),
+        Some(dirs.home.join(".toolhost/cache/web").as_path())
+    );
+
+    for (text, line, message) in [
+        ("[web]\ntimeout = 0\n", 2, "web.timeout of 0 seconds"),
+        (
+            "[web]\nmax_response_bytes = 0\n",
+            2,
+            "web.max_response_bytes of 0",
+        ),
+        ("[web]\nretries = 3\n", 2, "unknown field `retries`"),
+        ("[web]\ncache_ttl = 0\n", 2, "write cache = false"),
+        (
+            "[web]\n\n[web.search]\nprovider = \"searxng\"\n",
+            3,
+            "needs url",
+        ),
+        (
+            "[web.search]\nprovider = \"brave\"\nurl = \"api.example.com\"\n",
+            3,
+            "web.search.url 'api.example.com' is not a URL",
+        ),
+    ] {
+        let path = write_file(dirs.project_config(), text);
+        let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+        let expected = format!("invalid config file {}: line {line}:", path.display());
+        assert!(
+            error.starts_with(&expected) && error.contains(message),
+            "{text:?}: {error}"
+        );
+    }
 }
 
 #[test]

@@ -60,7 +60,12 @@ fn registry(workspace: &Path, allow: &[&str]) -> ToolRegistry {
     let workspace = Arc::new(Workspace::new(workspace).unwrap());
     assert!(
         registry
-            .register_all(builtin_tools(workspace, BashSettings::default()))
+            .register_all(builtin_tools(
+                workspace,
+                BashSettings::default(),
+                toolhost_tools::WebSearchSettings::default(),
+                toolhost_tools::WebFetchSettings::default(),
+            ))
             .is_empty()
     );
     registry

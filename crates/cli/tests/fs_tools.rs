@@ -29,6 +29,8 @@ fn tools_lists_the_built_ins_in_r9_order_with_the_built_in_mcp_provider_before_n
             "Glob",
             "Grep",
             "Bash",
+            "WebSearch",
+            "WebFetch",
             "list_skills",
             "read_skill",
             "skillhub_search",

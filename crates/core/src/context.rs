@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::content::ToolUpdate;
-use crate::subject::{PathFilter, SubjectPath};
+use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject, SubjectPath};
 
 /// Receives a tool's partial results while it runs (R2's `on_update`).
 pub type UpdateSink = Arc<dyn Fn(ToolUpdate) + Send + Sync>;
@@ -56,6 +56,7 @@ pub struct ToolContext {
     abort: CancellationToken,
     session: Arc<SessionInfo>,
     path_filter: Option<Arc<dyn PathFilter>>,
+    explicit_allow: Option<Arc<dyn ExplicitAllow>>,
 }
 
 impl ToolContext {
@@ -68,6 +69,7 @@ impl ToolContext {
             abort: options.abort,
             session: options.session,
             path_filter: None,
+            explicit_allow: None,
         }
     }
 
@@ -85,6 +87,23 @@ impl ToolContext {
         self.path_filter
             .as_ref()
             .is_none_or(|filter| filter.allows(path))
+    }
+
+    /// The same context with the rules that allow subjects by name (the pipeline sets it from
+    /// its [`crate::Authorizer::explicit_allow`]).
+    #[must_use]
+    pub fn with_explicit_allow(mut self, allow: Option<Arc<dyn ExplicitAllow>>) -> Self {
+        self.explicit_allow = allow;
+        self
+    }
+
+    /// Whether an allow rule names `subject` outright (`WebFetch(domain:localhost)`), which
+    /// is what a tool asks before doing what it refuses by default. Without a permission
+    /// system nothing is allowed by name.
+    pub fn allows_explicitly(&self, subject: &PermissionSubject) -> bool {
+        self.explicit_allow
+            .as_ref()
+            .is_some_and(|allow| allow.allows_explicitly(subject))
     }
 
     /// Whether some paths may be refused, so that a walk can skip building subjects otherwise.

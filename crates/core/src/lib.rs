@@ -95,7 +95,7 @@ pub use pipeline::result_handler::ResultHandler;
 pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_tail};
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
 pub use session::{SessionEvent, SessionListenerFailure};
-pub use subject::{PathFilter, PermissionSubject, ShellSubject, SubjectPath};
+pub use subject::{ExplicitAllow, PathFilter, PermissionSubject, ShellSubject, SubjectPath};
 pub use tool::{Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params};
 
 /// The README's examples compile and run as doc tests.

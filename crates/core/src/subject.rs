@@ -79,6 +79,15 @@ pub trait PathFilter: Send + Sync {
     fn allows(&self, path: &SubjectPath) -> bool;
 }
 
+/// Which subjects the user allowed by name, for tools that refuse something by default unless
+/// a rule names it outright (a web tool reaching a loopback or private address). Only allow
+/// rules with a specifier count: a bare `Tool` rule, the safe set or a permissive mode allow
+/// the call, not what it would otherwise refuse.
+pub trait ExplicitAllow: Send + Sync {
+    /// Whether an allow rule with a specifier, for the running tool, matches `subject`.
+    fn allows_explicitly(&self, subject: &PermissionSubject) -> bool;
+}
+
 /// A shell command as the command policy analysed it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShellSubject {

@@ -9,6 +9,8 @@
 //! - [`shell`]: Bash (SPEC R22), on the process helper, command policy and sandbox of
 //!   `toolhost-exec`.
 //! - [`control`]: Notify (SPEC R28), a desktop notification over D-Bus, else a terminal one.
+//! - [`web`]: WebSearch and WebFetch (SPEC R23, R24), with the private-network guard in
+//!   front of every fetch and a cache of fetched pages.
 //! - [`builtin_tools`] returns every built-in tool of this crate in spec order (R9).
 //!
 //! ```
@@ -26,6 +28,7 @@
 pub mod control;
 pub mod fs;
 pub mod shell;
+pub mod web;
 pub mod workspace;
 
 use std::sync::Arc;
@@ -35,15 +38,22 @@ use toolhost_core::Tool;
 pub use control::Notify;
 pub use fs::filesystem_tools;
 pub use shell::{Bash, BashParams, BashSettings, CommandEnvironment, NetworkAccess, ShellSandbox};
+pub use web::{WebFetchSettings, WebSearchSettings, web_tools};
 pub use workspace::{
     Access, EntryKind, FolderEntry, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder,
     WorkspaceError,
 };
 
 /// Every built-in tool of this crate on `workspace`, in spec order (R9): the filesystem tools,
-/// then Bash.
-pub fn builtin_tools(workspace: Arc<Workspace>, bash: BashSettings) -> Vec<Arc<dyn Tool>> {
+/// Bash, then WebSearch and WebFetch.
+pub fn builtin_tools(
+    workspace: Arc<Workspace>,
+    bash: BashSettings,
+    search: WebSearchSettings,
+    fetch: WebFetchSettings,
+) -> Vec<Arc<dyn Tool>> {
     let mut tools = filesystem_tools(Arc::clone(&workspace));
     tools.push(Arc::new(Bash::with_settings(workspace, bash)));
+    tools.extend(web_tools(search, fetch));
     tools
 }

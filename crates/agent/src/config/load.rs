@@ -13,6 +13,7 @@ use toolhost_tools::ShellSandbox;
 use super::agents::{FileAgent, agent_config};
 use super::mcp::{CLAUDE_MCP_JSON, FileMcpServer, claude_mcp_json, server_config};
 use super::providers::{FileAgentSettings, FileProvider, agent_settings, provider_entry};
+use super::web::FileWeb;
 use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
 /// Where the configuration comes from.
@@ -63,6 +64,7 @@ struct FileConfig {
     agents: BTreeMap<String, Spanned<FileAgent>>,
     providers: BTreeMap<String, Spanned<FileProvider>>,
     agent: FileAgentSettings,
+    web: FileWeb,
     sessions: FileSessions,
     skills: FileSkills,
 }
@@ -168,6 +170,10 @@ impl Config {
             config.merge_file(&path, &text, sources)?;
             config.files.push(path);
         }
+        config.web.cache_folder = sources
+            .home
+            .as_ref()
+            .map(|home| home.join(".toolhost").join("cache").join("web"));
         config.apply_overrides(&sources.overrides)?;
         config.check_agents()?;
         Ok(config)
@@ -242,6 +248,7 @@ impl Config {
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;
         self.merge_skills(file.skills, &origin, &invalid)?;
+        self.merge_web(file.web, &origin, &invalid)?;
         let lookup = |name: &str| std::env::var(name).ok();
         for (name, server) in file.mcp_servers {
             let start = server.span().start;

@@ -12,6 +12,9 @@
 //! `[agents.NAME]` defines agents: the tools each is offered and the MCP servers it sees
 //! ([`AgentConfig`]).
 //!
+//! `[web]` and `[web.search]` configure WebFetch (limits, cache, summary model, fixed host
+//! entries) and WebSearch's service ([`WebConfig`]).
+//!
 //! MCP servers also come from Claude Code's `<workspace>/.mcp.json`, read before the TOML
 //! layers.
 //!
@@ -23,6 +26,7 @@ mod load;
 mod mcp;
 mod providers;
 mod show;
+mod web;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,6 +41,7 @@ pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
 pub use providers::{AgentSettings, ProviderEntry, ProviderTimeouts, check_base_url};
+pub use web::{WebConfig, WebSearchConfig};
 
 /// How long a hook may run when its `timeout` does not say (R42).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -64,6 +69,9 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderEntry>,
     /// `[agent]`: the provider, model and iteration limit of runs.
     pub agent_settings: AgentSettings,
+    /// `[web]` and `[web.search]`: WebFetch's limits, cache and summary model, WebSearch's
+    /// service.
+    pub web: WebConfig,
     /// `[sessions]`: where the session store is.
     pub sessions: SessionsConfig,
     /// `[skills]`: the skill hubs and the limits of installs.

@@ -40,6 +40,7 @@ pub(super) fn render(config: &Config) -> String {
     shell(&mut out, config);
     custom_tools(&mut out, config);
     skills(&mut out, config);
+    web(&mut out, config);
     mcp_servers(&mut out, config);
     agents(&mut out, config);
     providers(&mut out, config);
@@ -163,6 +164,87 @@ fn skills(out: &mut String, config: &Config) {
                 .map(str::to_owned);
             line(out, &format!("{key} = {value}"), source.as_deref());
         }
+    }
+}
+
+/// `[web]` and `[web.search]`, every key with its value or default.
+fn web(out: &mut String, config: &Config) {
+    use toolhost_tools::web::{
+        CACHE_TTL, DEFAULT_FETCH_TIMEOUT, MAX_CONTENT_CHARS, MAX_RESPONSE_BYTES,
+    };
+
+    let web = &config.web;
+    out.push_str("\n[web]\n");
+    for (key, value) in [
+        (
+            "timeout",
+            web.timeout
+                .unwrap_or(DEFAULT_FETCH_TIMEOUT)
+                .as_secs()
+                .to_string(),
+        ),
+        (
+            "max_response_bytes",
+            web.max_response_bytes
+                .unwrap_or(MAX_RESPONSE_BYTES)
+                .to_string(),
+        ),
+        (
+            "max_content_chars",
+            web.max_content_chars
+                .unwrap_or(MAX_CONTENT_CHARS)
+                .to_string(),
+        ),
+        ("cache", web.cache.unwrap_or(true).to_string()),
+        (
+            "cache_ttl",
+            web.cache_ttl.unwrap_or(CACHE_TTL).as_secs().to_string(),
+        ),
+    ] {
+        let source = config.source_of(&format!("web.{key}")).map(str::to_owned);
+        line(out, &format!("{key} = {value}"), source.as_deref());
+    }
+    for (key, value) in [
+        ("summary_model", &web.summary_model),
+        ("summary_provider", &web.summary_provider),
+    ] {
+        if let Some(value) = value {
+            let source = config.source_of(&format!("web.{key}")).map(str::to_owned);
+            line(out, &format!("{key} = {}", quote(value)), source.as_deref());
+        }
+    }
+    if !web.resolve.is_empty() {
+        let entries: Vec<String> = web
+            .resolve
+            .iter()
+            .map(|(host, addresses)| {
+                let addresses: Vec<String> = addresses
+                    .iter()
+                    .map(|address| quote(&address.to_string()))
+                    .collect();
+                format!("{} = [{}]", quote(host), addresses.join(", "))
+            })
+            .collect();
+        let _ = writeln!(out, "resolve = {{ {} }}", entries.join(", "));
+    }
+    if let Some(search) = &web.search {
+        let _ = writeln!(out, "\n[web.search]  # {}", search.origin);
+        let _ = writeln!(out, "provider = {}", quote(search.provider.name()));
+        if let Some(url) = &search.url {
+            let _ = writeln!(out, "url = {}", quote(url));
+        }
+        if let Some(variable) = &search.api_key_env {
+            let _ = writeln!(out, "api_key_env = {}", quote(variable));
+        }
+    } else if web.native_search.is_some() {
+        out.push_str("\n[web.search]\n");
+    }
+    if let Some(native) = web.native_search {
+        line(
+            out,
+            &format!("native = {native}"),
+            config.source_of("web.search.native"),
+        );
     }
 }
 

@@ -2,11 +2,11 @@
 //! and the configuration, so that the agent loop, `toolhost serve`, `toolhost call`,
 //! sub-agents and the terminal UI all offer the same tools, built the same way.
 //!
-//! Order (R9): the built-in filesystem and shell tools, the skills (`list_skills`,
-//! `read_skill`), the skill hub (`skillhub_search`, `skillhub_install`), `slash_command`, then
-//! the custom tools discovered on disk, then the MCP tools (`mcp__<server>__<tool>`), then the
-//! control tools (`Notify`). Tools of the groups not built yet (web, sub-agents, sessions)
-//! join at their place in R9's order as they are built.
+//! Order (R9): the built-in filesystem and shell tools, the web tools (WebSearch, WebFetch),
+//! the skills (`list_skills`, `read_skill`), the skill hub (`skillhub_search`,
+//! `skillhub_install`), `slash_command`, then the custom tools discovered on disk, then the MCP
+//! tools (`mcp__<server>__<tool>`), then the control tools (`Notify`). Tools of the groups not
+//! built yet (sub-agents, sessions) join at their place in R9's order as they are built.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,7 @@ use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools};
 
 use crate::config::{AgentConfig, Config};
+use crate::model_choice::ChosenProvider;
 use crate::permissions::Permissions;
 use crate::skills::SkillCatalog;
 use crate::slash_commands::SlashCommands;
@@ -26,8 +27,10 @@ use crate::slash_commands::SlashCommands;
 use self::skills::{Found, skill_tools};
 
 mod bridge;
+mod native_search;
 mod script_host;
 mod skills;
+mod web;
 
 pub use bridge::LazyBridge;
 pub use script_host::{PermissionExecGate, PermissionFileGate, WorkspaceFileSystem};
@@ -134,6 +137,7 @@ pub struct ToolSetBuilder<'a> {
     offered: OfferedRegistry,
     providers: Option<McpProviders>,
     home: Option<PathBuf>,
+    model: Option<ChosenProvider>,
 }
 
 impl<'a> ToolSetBuilder<'a> {
@@ -152,6 +156,7 @@ impl<'a> ToolSetBuilder<'a> {
             offered: OfferedRegistry::default(),
             providers: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
+            model: None,
         }
     }
 
@@ -160,6 +165,14 @@ impl<'a> ToolSetBuilder<'a> {
     #[must_use]
     pub fn home(mut self, home: Option<PathBuf>) -> Self {
         self.home = home;
+        self
+    }
+
+    /// The provider the run asks, whose own web search (when it has one) is WebSearch's
+    /// first tier.
+    #[must_use]
+    pub fn model(mut self, chosen: Option<ChosenProvider>) -> Self {
+        self.model = chosen;
         self
     }
 
@@ -191,7 +204,10 @@ impl<'a> ToolSetBuilder<'a> {
             &providers,
             self.permissions,
             &self.offered,
-            &found,
+            BuiltinInputs {
+                found: &found,
+                model: self.model.as_ref(),
+            },
         )
         .await?;
         Ok(ToolSet {
@@ -202,6 +218,13 @@ impl<'a> ToolSetBuilder<'a> {
             commands,
         })
     }
+}
+
+/// What the built-in tools are made from besides the configuration: the skills and commands
+/// found, and the provider whose own web search WebSearch may use.
+struct BuiltinInputs<'a> {
+    found: &'a Found,
+    model: Option<&'a ChosenProvider>,
 }
 
 /// The built-in MCP providers (R30): `toolhost` (`mcp__toolhost__status`).
@@ -242,7 +265,7 @@ async fn build_registry_with(
     providers: &McpProviders,
     permissions: &Permissions,
     offered: &OfferedRegistry,
-    found: &Found,
+    BuiltinInputs { found, model }: BuiltinInputs<'_>,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
@@ -288,7 +311,8 @@ async fn build_registry_with(
                 message: error.to_string(),
             })?,
     );
-    let mut builtins = builtin_tools(Arc::clone(&workspace), bash_settings);
+    let (search, fetch) = web::web_settings(config, model, &|name| std::env::var(name).ok());
+    let mut builtins = builtin_tools(Arc::clone(&workspace), bash_settings, search, fetch);
     builtins.extend(skill_tools(config, found, offered));
     let refused = registry.register_all(builtins);
     if let Some(error) = refused.into_iter().next() {
@@ -468,7 +492,10 @@ mod tests {
             &providers,
             &permissions,
             &offered,
-            &Found::nothing(),
+            BuiltinInputs {
+                found: &Found::nothing(),
+                model: None,
+            },
         )
         .await
         .unwrap();

@@ -180,3 +180,5 @@ impl Drop for ServeProcess {
         let _ = self.child.wait();
     }
 }
+
+pub mod web_server;

@@ -28,6 +28,7 @@
 mod approver;
 mod audit;
 mod decision;
+mod explicit_allow;
 mod filter;
 mod hook;
 mod matching;

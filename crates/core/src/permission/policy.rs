@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::context::SessionInfo;
 use crate::family::PermissionFamily;
 use crate::pipeline::authorize::{Amendment, Authorization, Authorizer, CallRequest};
-use crate::subject::{PathFilter, PermissionSubject};
+use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject};
 use crate::tool::{Sensitivity, ToolSpec};
 
 use super::approver::{
@@ -19,6 +19,7 @@ use super::decision::{
     Decision, DecisionInput, DecisionSource, Evaluation, RuleList, RuleSet, effective_sensitivity,
     evaluate,
 };
+use super::explicit_allow::RuleExplicitAllow;
 use super::hook::{HookCall, HookVerdict, PreToolUseHook};
 use super::mode::PermissionMode;
 use super::path_filter::RulePathFilter;
@@ -318,6 +319,12 @@ impl Authorizer for PermissionPolicy {
     fn path_filter(&self, spec: &ToolSpec) -> Option<Arc<dyn PathFilter>> {
         RulePathFilter::for_tool(&self.rules, self.mode(), spec)
             .map(|filter| Arc::new(filter) as Arc<dyn PathFilter>)
+    }
+
+    fn explicit_allow(&self, spec: &ToolSpec) -> Option<Arc<dyn ExplicitAllow>> {
+        let session_allow = self.session_rules();
+        RuleExplicitAllow::for_tool(self.rules.allow.iter().chain(&session_allow), spec)
+            .map(|allow| Arc::new(allow) as Arc<dyn ExplicitAllow>)
     }
 }
 

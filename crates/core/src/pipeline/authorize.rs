@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::context::SessionInfo;
-use crate::subject::{PathFilter, PermissionSubject};
+use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject};
 use crate::tool::{Tool, ToolSpec};
 
 /// A call about to run, as the authorisation step sees it.
@@ -72,6 +72,12 @@ pub trait Authorizer: Send + Sync {
     /// For a call it allowed: which paths found while the call runs (inside a folder it walks)
     /// the tool must skip. `None`: every path the call reaches is fine.
     fn path_filter(&self, _spec: &ToolSpec) -> Option<Arc<dyn PathFilter>> {
+        None
+    }
+
+    /// For a call it allowed: the allow rules that name subjects of `spec` outright, which
+    /// the tool consults before doing what it refuses by default. `None`: no rule does.
+    fn explicit_allow(&self, _spec: &ToolSpec) -> Option<Arc<dyn ExplicitAllow>> {
         None
     }
 }

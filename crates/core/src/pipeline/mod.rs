@@ -96,7 +96,8 @@ impl Pipeline {
         // Handlers see the arguments after the call; clone them only when someone will look.
         let kept_args = (!self.result_handlers.is_empty()).then(|| args.clone());
         let ctx = ToolContext::new(call_id, options)
-            .with_path_filter(self.authorizer.path_filter(&entry.spec));
+            .with_path_filter(self.authorizer.path_filter(&entry.spec))
+            .with_explicit_allow(self.authorizer.explicit_allow(&entry.spec));
         let mut output = tokio::select! {
             biased;
             () = cancel.cancelled() => cancelled_output(&entry.spec.name),

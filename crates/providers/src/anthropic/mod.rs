@@ -31,7 +31,7 @@ use crate::sse::SseEvent;
 use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
 
 /// The `anthropic-version` header sent with every request.
-pub(crate) const API_VERSION: &str = "2023-06-01";
+pub const API_VERSION: &str = "2023-06-01";
 
 /// The [`AssistantPart::Reasoning`] id marking a `redacted_thinking` block, whose opaque data
 /// is kept in `signature`.
