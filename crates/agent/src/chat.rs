@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
-use toolhost_core::SessionEvent;
 use toolhost_core::ToolRegistry;
 use toolhost_core::conversation::Message;
 use toolhost_core::permission::PermissionMode;
+use toolhost_core::{CallOptions, SessionEvent};
 use toolhost_session::{EntryId, SessionStore, StoreError};
 
 use crate::agent_loop::compaction::Compacted;
@@ -20,6 +20,7 @@ use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{RecordedSession, SessionChoice, SessionOpening, turn_context};
+use crate::slash_commands::SlashCommands;
 use crate::system_prompt::SystemPromptInputs;
 
 /// The chat's own commands; any other `/name` is not one of them.
@@ -122,6 +123,7 @@ pub struct ChatSession {
     opening: Option<SessionOpening>,
     recorded: Option<Arc<RecordedSession>>,
     messages: Vec<Message>,
+    commands: Arc<SlashCommands>,
 }
 
 impl ChatSession {
@@ -139,6 +141,7 @@ impl ChatSession {
     ) -> Result<Self, StoreError> {
         let resumed = opening.as_ref().is_some_and(SessionOpening::is_resumed);
         let mut chat = Self {
+            commands: Arc::clone(&assembled.tools.commands),
             agent: assembled.agent,
             offered: assembled.offered,
             permissions,
@@ -206,6 +209,42 @@ impl ChatSession {
             recorded.finish(&report.outcome)?;
         }
         Ok(report)
+    }
+
+    /// A line `/name args` that runs a slash command (`.claude/commands/name.md`, …): its
+    /// expansion (files read and commands run through the tools' rules) is sent as the turn's
+    /// message, offered only the command's `allowed-tools` and asked of its `model` for that
+    /// turn. `None` when no command has that name.
+    pub async fn run_command(
+        &mut self,
+        line: &str,
+        events: AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Option<Result<RunReport, String>> {
+        let registry = Arc::clone(self.agent.registry());
+        let options = CallOptions {
+            cancel: cancel.child_token(),
+            ..CallOptions::default()
+        };
+        let turn = match self.commands.run_line(line, &registry, options).await? {
+            Ok(turn) => turn,
+            Err(error) => return Some(Err(error.to_string())),
+        };
+        let previous_model = self.provider.model.clone();
+        if let Some(model) = &turn.model
+            && let Err(error) = self.switch_model(model)
+        {
+            return Some(Err(error));
+        }
+        self.agent.set_registry(Arc::new(turn.tools(&registry)));
+        let report = self.send(&turn.prompt, events, cancel).await;
+        self.agent.set_registry(registry);
+        if turn.model.is_some()
+            && let Err(error) = self.switch_model(&previous_model)
+        {
+            return Some(Err(error));
+        }
+        Some(report.map_err(|error| error.to_string()))
     }
 
     /// `/model NAME`: the same provider (or the one NAME's configuration names) with another

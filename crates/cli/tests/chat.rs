@@ -181,11 +181,15 @@ fn chat_streams_asks_to_approve_a_write_and_cancels_a_turn() {
     terminal.type_keys("are you there?\r");
     seen = terminal.wait_for("Still here.", seen);
 
-    // The chat's commands, then /exit with the session to resume.
+    // The chat's commands, then /exit with the session to resume. (Keys typed before the
+    // prompt shows would be dropped when the line editor takes the terminal.)
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("/mode\r");
     seen = terminal.wait_for("mode: default", seen);
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("/branch\r");
     seen = terminal.wait_for("write the file", seen);
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("/exit\r");
     terminal.wait_for("toolhost chat --resume", seen);
     assert_eq!(terminal.wait_exit(), Some(0));
@@ -214,8 +218,10 @@ fn chat_resumes_the_last_session_and_branches_back() {
     let mut seen = terminal.wait_for("> ", 0);
     terminal.type_keys("first question\r");
     seen = terminal.wait_for("First answer.", seen);
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("second question\r");
     seen = terminal.wait_for("Second answer.", seen);
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("\x04"); // Ctrl-D leaves
     terminal.wait_for("--resume", seen);
     assert_eq!(terminal.wait_exit(), Some(0));
@@ -231,10 +237,12 @@ fn chat_resumes_the_last_session_and_branches_back() {
     assert_eq!(resumed[4]["content"], "Second answer.");
 
     // Back to before message 2: the model no longer reads the second exchange.
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("/branch 2\r");
     seen = terminal.wait_for("the old branch is kept", seen);
+    seen = terminal.wait_for("> ", seen);
     terminal.type_keys("another second question\r");
-    terminal.wait_for("On a new branch.", seen);
+    seen = terminal.wait_for("On a new branch.", seen);
     let branched = &model.requests()[3].body["messages"];
     let texts: Vec<String> = branched
         .as_array()
@@ -246,6 +254,46 @@ fn chat_resumes_the_last_session_and_branches_back() {
         texts[1..],
         ["first question", "First answer.", "another second question"]
     );
+    terminal.wait_for("> ", seen);
     terminal.type_keys("/exit\r");
+    assert_eq!(terminal.wait_exit(), Some(0));
+}
+
+#[test]
+fn a_slash_command_file_runs_with_its_arguments_and_only_its_allowed_tools() {
+    let runtime = runtime();
+    let dirs = HomeAndWorkspace::new();
+    let commands = dirs.workspace.join(".claude").join("commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("greet.md"),
+        "---\ndescription: Greet someone\nallowed-tools: Read\n---\nSay hi to $ARGUMENTS, briefly.\n",
+    )
+    .unwrap();
+    let model = model(&runtime, vec![Reply::text("Hi, Alice!").into()]);
+    let mut terminal = Terminal::start(&dirs, &model, "");
+    let mut seen = terminal.wait_for("> ", 0);
+    terminal.type_keys("/greet Alice\r");
+    seen = terminal.wait_for("Hi, Alice!", seen);
+    let body = &model.requests()[0].body;
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap()["content"],
+        "Say hi to Alice, briefly.\n"
+    );
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    // `Read` names the Read family, as in permission rules: the read-only file tools.
+    assert_eq!(tools, ["Read", "ListDir", "Glob", "Grep"]);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/nosuchcommand\r");
+    seen = terminal.wait_for("there is no slash command '/nosuchcommand'", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/exit\r");
+    terminal.wait_for("--resume", seen);
     assert_eq!(terminal.wait_exit(), Some(0));
 }

@@ -137,6 +137,19 @@ async fn chat(
         match ChatInput::parse(&line) {
             ChatInput::Empty => {}
             ChatInput::Exit => break,
+            ChatInput::Unknown(name) => {
+                let cancel = turn.begin();
+                let ran = session.run_command(&line, printing_events(), cancel).await;
+                turn.end();
+                match ran {
+                    Some(Ok(report)) => {
+                        end_of_turn(&report.outcome);
+                        total += report.usage;
+                    }
+                    Some(Err(error)) => println!("error: {error}"),
+                    None => println!("error: /{name} is not a command; /help lists them"),
+                }
+            }
             ChatInput::Message(text) => {
                 let cancel = turn.begin();
                 let report = session.send(&text, printing_events(), cancel).await?;
@@ -166,6 +179,10 @@ async fn slash_command(session: &mut ChatSession, command: ChatInput, turn: &Tur
             for (usage, what) in CHAT_COMMANDS {
                 println!("  {usage:<26} {what}");
             }
+            println!(
+                "  {:<26} a slash command file (.toolhost/commands/, .claude/commands/, ~/…)",
+                "/NAME [ARGS]"
+            );
         }
         ChatInput::Model(None) => {
             let (provider, model) = session.model();
@@ -243,10 +260,7 @@ async fn slash_command(session: &mut ChatSession, command: ChatInput, turn: &Tur
             Ok(()) => println!("a new session starts with your next message"),
             Err(error) => println!("error: {error}"),
         },
-        ChatInput::Unknown(name) => {
-            println!("error: /{name} is not a command; /help lists them");
-        }
-        ChatInput::Message(_) | ChatInput::Empty | ChatInput::Exit => {}
+        ChatInput::Message(_) | ChatInput::Empty | ChatInput::Exit | ChatInput::Unknown(_) => {}
     }
 }
 
