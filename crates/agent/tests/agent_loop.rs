@@ -516,3 +516,53 @@ async fn an_imitating_answer_stands_after_two_notes() {
     assert_eq!(report.outcome, RunOutcome::Answered { text: fake.into() });
     assert_eq!(report.turns, 3);
 }
+
+#[tokio::test]
+async fn an_answer_describing_a_call_before_any_call_gets_one_note() {
+    let provider = ScriptedProvider::new(vec![
+        text("To answer, I need to call the Look function with the label notes.txt."),
+        calls(&[("c1", "Look", r#"{"label": "notes.txt"}"#)]),
+        text("It says pelican; I used Look."),
+    ]);
+    let Fixture { registry, log } = fixture(None);
+    let agent = AgentLoop::new(provider.clone(), registry, "Be brief.");
+    let (events, _seen) = collect_events();
+    let report = agent
+        .run(vec![Message::user("hi")], events, CancellationToken::new())
+        .await;
+    // After a real call, naming the tool in the answer is fine: the run ends there.
+    assert_eq!(
+        report.outcome,
+        RunOutcome::Answered {
+            text: "It says pelican; I used Look.".into()
+        }
+    );
+    assert_eq!(report.turns, 3);
+    assert_eq!(log.lock().unwrap().len(), 2, "the call ran");
+    let second = &provider.requests()[1];
+    assert!(format!("{:?}", second.messages.last()).contains("names a tool but makes no call"));
+
+    // An answer that names no tool stands at once; one that keeps describing stands after
+    // the one note.
+    let plain = ScriptedProvider::new(vec![text("Looks fine to me.")]);
+    let Fixture { registry, .. } = fixture(None);
+    let report = AgentLoop::new(plain, registry, "Be brief.")
+        .run(
+            vec![Message::user("hi")],
+            collect_events().0,
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(report.turns, 1);
+    let stubborn = ScriptedProvider::new(vec![text("Call Look."), text("Call Look.")]);
+    let Fixture { registry, .. } = fixture(None);
+    let report = AgentLoop::new(stubborn, registry, "Be brief.")
+        .run(
+            vec![Message::user("hi")],
+            collect_events().0,
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(report.turns, 2);
+    assert!(report.outcome.is_success());
+}

@@ -49,6 +49,13 @@ pub const IMITATED_TOOL_NOTE: &str = "[toolhost] That reply is not an answer: it
      result, but no tool was called, so nothing in it comes from the files. Call the tool you \
      need now; answer in plain text only from what a real tool result says.";
 
+/// What the model is told when, before calling any tool in the run, it answers by naming an
+/// offered tool it means to use instead of calling it (small models describe the call in
+/// prose). Once a run; the answer after it stands.
+pub const DESCRIBED_CALL_NOTE: &str = "[toolhost] That reply names a tool but makes no call, \
+     so nothing was run. If you need the tool, call it now (a real tool call, not a \
+     description of one); otherwise answer the question.";
+
 /// How many times a run tells the model its answer imitated a tool result.
 const MAX_IMITATION_NOTES: usize = 2;
 
@@ -361,6 +368,8 @@ impl AgentLoop {
     ) -> Result<RunOutcome, RunOutcome> {
         let mut repeats = RepeatedCalls::default();
         let mut imitation_notes = 0;
+        let mut described_call_noted = false;
+        let mut called_a_tool = false;
         loop {
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
@@ -395,8 +404,18 @@ impl AgentLoop {
                     run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
                     continue;
                 }
+                if !called_a_tool
+                    && !described_call_noted
+                    && run.turns < self.max_iterations
+                    && self.names_an_offered_tool(&text)
+                {
+                    described_call_noted = true;
+                    run.push(Message::user(DESCRIBED_CALL_NOTE), None)?;
+                    continue;
+                }
                 return Ok(RunOutcome::Answered { text });
             }
+            called_a_tool = true;
             if run.turns >= self.max_iterations {
                 // Every call needs a result, or the conversation cannot go on later.
                 for call in &calls {
@@ -433,6 +452,18 @@ impl AgentLoop {
                 return Ok(stop);
             }
         }
+    }
+
+    /// Whether `text` names one of the offered tools as a word of its own ("call the Grep
+    /// function"): the tools' own names, from the registry, not a list.
+    fn names_an_offered_tool(&self, text: &str) -> bool {
+        let words: std::collections::HashSet<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|word| !word.is_empty())
+            .collect();
+        self.tools
+            .iter()
+            .any(|spec| words.contains(spec.name.as_str()))
     }
 
     /// Compacts the conversation when it has passed the policy's share of the window: its
