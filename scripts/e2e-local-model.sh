@@ -136,6 +136,7 @@ base_url = "$url"
 model = "${LLM_MODEL:-qwen2.5-coder-1.5b}"
 context_window = 16384
 max_output_tokens = 512
+temperature = 0             # greedy: the same answer every run, and a small model's best
 connect_timeout = 10
 first_byte_timeout = 600
 idle_timeout = 300

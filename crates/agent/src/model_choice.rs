@@ -187,6 +187,7 @@ fn conventional(name: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<Prov
         timeouts: ProviderTimeouts::default(),
         max_retries: None,
         prompt_cache: None,
+        temperature: None,
         pricing: None,
     })
 }

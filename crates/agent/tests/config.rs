@@ -674,3 +674,26 @@ fn skills_hubs_concatenate_limits_override_and_bad_entries_name_file_and_line() 
     let (_, message) = load_error("config.toml", "[skills]\nhub = []\n");
     assert!(message.contains("line 2: unknown field `hub`"), "{message}");
 }
+
+#[test]
+fn a_temperature_is_read_and_one_out_of_range_names_its_line() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.project_config(),
+        "[providers.local]\napi = \"openai-chat\"\nbase_url = \"http://127.0.0.1:8091/v1\"\ntemperature = 0\n",
+    );
+    let config = Config::load(&sources(&dirs)).unwrap();
+    assert_eq!(
+        config.providers["local"].temperature,
+        Some(toolhost_agent::config::Temperature(0.0))
+    );
+    assert!(config.show().contains("temperature = 0"));
+    let (_, message) = load_error(
+        "config.toml",
+        "[providers.x]\napi = \"openai-chat\"\n\ntemperature = 7\n",
+    );
+    assert!(
+        message.contains("line 4: providers.x.temperature = 7 is not a sampling temperature"),
+        "{message}"
+    );
+}

@@ -124,7 +124,7 @@ impl Default for RetryPolicy {
 }
 
 /// Everything needed to talk to one model.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq)]
 pub struct ProviderConfig {
     /// The provider's name as configured (`openai`, `anthropic`, `local`); errors name it.
     pub name: String,
@@ -152,6 +152,9 @@ pub struct ProviderConfig {
     /// Whether to place Anthropic prompt-cache breakpoints (ignored by the other formats,
     /// whose caches need no markers).
     pub prompt_cache: bool,
+    /// The sampling temperature sent with every request; `None` sends none (the server's
+    /// default). 0 makes a local model's answers repeatable.
+    pub temperature: Option<f32>,
 }
 
 /// The `max_tokens` sent to Anthropic when neither the request nor the configuration gives one.
@@ -183,6 +186,7 @@ impl ProviderConfig {
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
             prompt_cache: true,
+            temperature: None,
         }
     }
 

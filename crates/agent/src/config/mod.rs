@@ -40,7 +40,7 @@ use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
-pub use providers::{AgentSettings, ProviderEntry, ProviderTimeouts, check_base_url};
+pub use providers::{AgentSettings, ProviderEntry, ProviderTimeouts, Temperature, check_base_url};
 pub use web::{WebConfig, WebSearchConfig};
 
 /// How long a hook may run when its `timeout` does not say (R42).

@@ -48,6 +48,7 @@ pub(super) struct FileProvider {
     request_timeout: Option<Spanned<u64>>,
     max_retries: Option<u32>,
     prompt_cache: Option<bool>,
+    temperature: Option<Spanned<f64>>,
     /// USD per million tokens.
     pricing: Option<Spanned<FilePricing>>,
 }
@@ -71,6 +72,13 @@ pub(super) struct FileAgentSettings {
     max_iterations: Option<Spanned<usize>>,
     compact_at: Option<Spanned<f64>>,
 }
+
+/// A sampling temperature, checked from 0 to 2 when read (so equality is an equivalence and
+/// [`ProviderEntry`] stays `Eq`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Temperature(pub f32);
+
+impl Eq for Temperature {}
 
 /// A configured model provider, before its key is read from the environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +105,8 @@ pub struct ProviderEntry {
     pub max_retries: Option<u32>,
     /// Anthropic prompt-cache breakpoints (default on).
     pub prompt_cache: Option<bool>,
+    /// The sampling temperature (0 to 2); `None`: the server's default.
+    pub temperature: Option<Temperature>,
     /// What its models cost (`pricing = { input = 3.0, output = 15.0 }`, USD per million
     /// tokens); `None`: the built-in prices of the hosted models, if any
     /// ([`crate::pricing::provider_pricing`]).
@@ -162,6 +172,24 @@ pub(super) fn provider_entry(
         )),
         Some(value) => Ok(Some(Duration::from_secs(*value.get_ref()))),
     };
+    let temperature = match file.temperature {
+        None => None,
+        Some(value) if (0.0..=2.0).contains(value.get_ref()) =>
+        {
+            #[allow(clippy::cast_possible_truncation)]
+            Some(Temperature(*value.get_ref() as f32))
+        }
+        Some(value) => {
+            return Err((
+                value.span().start,
+                format!(
+                    "providers.{name}.temperature = {} is not a sampling temperature: give a \
+                     number from 0 to 2",
+                    value.get_ref()
+                ),
+            ));
+        }
+    };
     let pricing = match file.pricing {
         None => None,
         Some(pricing) => {
@@ -201,6 +229,7 @@ pub(super) fn provider_entry(
         },
         max_retries: file.max_retries,
         prompt_cache: file.prompt_cache,
+        temperature,
         pricing,
         origin,
     })

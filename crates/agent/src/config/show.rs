@@ -355,6 +355,9 @@ fn providers(out: &mut String, config: &Config) {
         if let Some(cache) = entry.prompt_cache {
             let _ = writeln!(out, "prompt_cache = {cache}");
         }
+        if let Some(temperature) = entry.temperature {
+            let _ = writeln!(out, "temperature = {}", temperature.0);
+        }
         if let Some(pricing) = &entry.pricing {
             let mut prices = vec![
                 format!("input = {}", pricing.input),

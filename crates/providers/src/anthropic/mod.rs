@@ -67,6 +67,9 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         "messages": messages,
         "stream": true,
     });
+    if let Some(temperature) = config.temperature {
+        body["temperature"] = temperature.into();
+    }
     if !request.system.is_empty() {
         let mut block = json!({"type": "text", "text": request.system});
         if cache {

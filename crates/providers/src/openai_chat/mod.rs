@@ -68,6 +68,9 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         "stream": true,
         "stream_options": {"include_usage": true},
     });
+    if let Some(temperature) = config.temperature {
+        body["temperature"] = temperature.into();
+    }
     if let Some(max) = request.max_output_tokens.or(config.max_output_tokens) {
         // OpenAI's reasoning models refuse `max_tokens`; most other servers know only it.
         let key = if config.base_url.contains("api.openai.com") {

@@ -288,3 +288,19 @@ fn calls_without_index_and_with_object_arguments_are_read_in_order() {
         [("c1", r#"{"path":"a"}"#), ("c2", r#"{"path":"b"}"#)]
     );
 }
+
+#[test]
+fn a_configured_temperature_is_sent_in_every_format() {
+    for api in [Api::OpenAiChat, Api::OpenAiResponses, Api::Anthropic] {
+        let mut config = ProviderConfig::new("local", api, "http://127.0.0.1:8091/v1", "qwen");
+        assert_eq!(
+            crate::wire::full_body(&config, &sample_request()).get("temperature"),
+            None
+        );
+        config.temperature = Some(0.0);
+        assert_eq!(
+            crate::wire::full_body(&config, &sample_request())["temperature"],
+            0.0
+        );
+    }
+}

@@ -68,6 +68,9 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
     if !request.system.is_empty() {
         body["instructions"] = request.system.as_str().into();
     }
+    if let Some(temperature) = config.temperature {
+        body["temperature"] = temperature.into();
+    }
     if let Some(max) = request.max_output_tokens.or(config.max_output_tokens) {
         body["max_output_tokens"] = max.into();
     }
