@@ -453,3 +453,39 @@ fn a_conversation_past_the_window_share_is_compacted_and_resumes_compacted() {
     assert!(resumed[1].1.contains("was compacted"), "{resumed:?}");
     assert_eq!(resumed[5].1, "And now?");
 }
+
+#[test]
+fn a_configured_temperature_reaches_the_model_request() {
+    let fixture = Fixture::new();
+    let model = fixture.model(vec![
+        Reply::text("Fine.").into(),
+        Reply::text("Fine.").into(),
+    ]);
+    let config = |extra: &str| {
+        format!(
+            "[providers.mock]\napi = \"openai-chat\"\nbase_url = \"{}\"\n\
+             api_key_env = \"MOCK_MODEL_KEY\"\nmodel = \"mock-model\"\n{extra}\n\
+             [agent]\nprovider = \"mock\"\n",
+            model.openai_base_url()
+        )
+    };
+    write_file(fixture.dirs.project_config(), config("temperature = 0.2"));
+    let output = fixture
+        .run(&model, &["--no-session", "hi"])
+        .env("MOCK_MODEL_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let sent = model.requests()[0].body["temperature"].as_f64().unwrap();
+    assert!((sent - 0.2).abs() < 1e-6, "{sent}");
+
+    // Unset: none is sent, and the server's default applies.
+    write_file(fixture.dirs.project_config(), config(""));
+    let output = fixture
+        .run(&model, &["--no-session", "hi"])
+        .env("MOCK_MODEL_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(model.requests()[1].body.get("temperature"), None);
+}

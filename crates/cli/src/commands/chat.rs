@@ -16,13 +16,12 @@ use toolhost_agent::agent_loop::{AgentEvent, AgentEventSink, RunOutcome};
 use toolhost_agent::assembly::AgentSetup;
 use toolhost_agent::chat::{CHAT_COMMANDS, ChatInput, ChatSession};
 use toolhost_agent::pricing::{provider_pricing, usage_summary};
-use toolhost_agent::session_record::SessionChoice;
 use toolhost_agent::{AgentConfig, Config, Permissions};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Usage;
 use toolhost_core::permission::PermissionMode;
 
-use super::run::{model_flags, open_session};
+use super::run::{model_flags, one_line, open_session, session_choice};
 use crate::EXIT_USAGE;
 use crate::approval;
 
@@ -69,11 +68,7 @@ async fn chat(
 ) -> anyhow::Result<ExitCode> {
     let approver = approval::approver_for_call(args.yes, false);
     let permissions = Permissions::from_config(config, workspace, approver)?;
-    let choice = match (&args.resume, args.continue_session) {
-        (Some(id), _) => SessionChoice::Id(id.clone()),
-        (None, true) => SessionChoice::Latest,
-        (None, false) => SessionChoice::New,
-    };
+    let choice = session_choice(args.resume.as_deref(), args.continue_session);
     let (store_path, opening) = match open_session(config, home, workspace, Some(&choice))? {
         Ok(Some((path, opening))) => (Some(path), Some(opening)),
         Ok(None) => (None, None),
@@ -350,14 +345,5 @@ fn end_of_turn(outcome: &RunOutcome) {
         RunOutcome::Answered { .. } => {}
         RunOutcome::Cancelled => println!("[turn cancelled]"),
         other => println!("error: {}", other.text()),
-    }
-}
-
-/// The first line of `text`, at most `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    match line.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_owned(),
     }
 }

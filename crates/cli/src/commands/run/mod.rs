@@ -2,6 +2,8 @@
 
 mod output;
 
+pub(crate) use output::one_line;
+
 use std::io::{IsTerminal as _, Read as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,11 +65,16 @@ pub struct RunArgs {
 
 impl RunArgs {
     fn session_choice(&self) -> SessionChoice {
-        match (&self.resume, self.continue_session) {
-            (Some(id), _) => SessionChoice::Id(id.clone()),
-            (None, true) => SessionChoice::Latest,
-            (None, false) => SessionChoice::New,
-        }
+        session_choice(self.resume.as_deref(), self.continue_session)
+    }
+}
+
+/// The session `--resume ID` / `--continue` name (`run` and `chat` alike).
+pub(crate) fn session_choice(resume: Option<&str>, continue_latest: bool) -> SessionChoice {
+    match (resume, continue_latest) {
+        (Some(id), _) => SessionChoice::Id(id.to_owned()),
+        (None, true) => SessionChoice::Latest,
+        (None, false) => SessionChoice::New,
     }
 }
 

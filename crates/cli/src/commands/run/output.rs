@@ -312,7 +312,7 @@ fn text_progress(event: &AgentEvent) {
 }
 
 /// The first line of `text`, at most `max` characters.
-fn one_line(text: &str, max: usize) -> String {
+pub(crate) fn one_line(text: &str, max: usize) -> String {
     let line = text.lines().next().unwrap_or_default();
     match line.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
