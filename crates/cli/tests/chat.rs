@@ -24,14 +24,18 @@ struct Terminal {
 impl Terminal {
     fn start(dirs: &HomeAndWorkspace, model: &MockModel, args: &str) -> Self {
         let binary = assert_cmd::cargo::cargo_bin("toolhost");
+        // `exec`: `script` runs the command through `$SHELL -c`, and a shell that stays as
+        // the parent (dash does) is in the pty's foreground group too, so a Ctrl-C kills it
+        // and `script` reports 130 whatever toolhost did.
         let command = format!(
-            "{} --workspace {} chat {args}",
+            "exec {} --workspace {} chat {args}",
             binary.display(),
             dirs.workspace.display()
         );
         let mut child = Command::new("script")
             .args(["-qfec", &command, "/dev/null"])
             .env("HOME", &dirs.home)
+            .env("SHELL", "/bin/sh")
             .env("TERM", "dumb")
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("ANTHROPIC_BASE_URL")
