@@ -171,6 +171,10 @@ impl<'a> AgentSetup<'a> {
         if let Some(share) = self.config.agent_settings.compact_at {
             agent = agent.compact_at(share);
         }
+        agent = agent.defer_tools(
+            self.config.tools.defer_threshold,
+            self.config.tools.always_loaded.clone(),
+        );
         Ok(AssembledAgent {
             agent,
             tools,

@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "run/deferred_tools.rs"]
+mod deferred_tools;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -71,6 +71,7 @@
 mod content;
 mod context;
 pub mod conversation;
+pub mod deferral;
 mod definitions;
 mod error;
 mod family;

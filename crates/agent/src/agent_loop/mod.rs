@@ -5,6 +5,7 @@
 //! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink.
 
 pub mod compaction;
+mod deferred;
 mod events;
 mod repeats;
 mod tool_batch;
@@ -28,6 +29,7 @@ use compaction::{
     Compacted, CompactionError, CompactionPolicy, DEFAULT_COMPACT_AT, DEFAULT_CONTEXT_WINDOW,
     estimate_tokens,
 };
+use deferred::Deferral;
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
 
@@ -93,9 +95,10 @@ impl RunState<'_> {
 pub struct AgentLoop {
     provider: Arc<dyn ModelProvider>,
     registry: Arc<ToolRegistry>,
-    /// The registry's specs, taken once: every turn offers this same set, so the provider
-    /// renders it once.
+    /// The registry's specs, taken once: every turn offers this same set (less the deferred
+    /// tools not loaded yet), so the provider renders it once per loaded set.
     tools: Arc<[ToolSpec]>,
+    deferral: Deferral,
     system_prompt: String,
     max_iterations: usize,
     max_output_tokens: Option<u32>,
@@ -142,6 +145,7 @@ impl AgentLoop {
             provider,
             registry,
             tools,
+            deferral: Deferral::default(),
             system_prompt: system_prompt.into(),
             max_iterations: DEFAULT_MAX_ITERATIONS,
             max_output_tokens: None,
@@ -149,6 +153,18 @@ impl AgentLoop {
             transcript: None,
             compaction,
         }
+    }
+
+    /// Defers tools once their definitions pass `threshold` tokens (`None`: a tenth of the
+    /// context window): the built-ins and the tools `always_loaded` names are sent in full,
+    /// the others by name in `tool_search`'s description until it loads them.
+    #[must_use]
+    pub fn defer_tools(mut self, threshold: Option<u64>, always_loaded: Vec<String>) -> Self {
+        self.deferral = Deferral::new(threshold, always_loaded);
+        self.tools = self
+            .deferral
+            .apply(&self.registry, self.compaction.context_window);
+        self
     }
 
     /// At most this many model turns per run.
@@ -282,7 +298,9 @@ impl AgentLoop {
 
     /// From now on, offers the tools of `registry` (`/mode` changes what a mode offers).
     pub fn set_registry(&mut self, registry: Arc<ToolRegistry>) {
-        self.tools = registry.specs().into();
+        self.tools = self
+            .deferral
+            .apply(&registry, self.compaction.context_window);
         self.registry = registry;
     }
 
@@ -508,7 +526,7 @@ impl AgentLoop {
         let request = ModelRequest {
             system: self.system_prompt.clone(),
             messages: messages.to_vec(),
-            tools: Arc::clone(&self.tools),
+            tools: self.deferral.offered(&self.tools),
             max_output_tokens: self.max_output_tokens,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));

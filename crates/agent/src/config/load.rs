@@ -67,6 +67,14 @@ struct FileConfig {
     web: FileWeb,
     sessions: FileSessions,
     skills: FileSkills,
+    tools: FileTools,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileTools {
+    defer_threshold: Option<Spanned<u64>>,
+    always_loaded: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -199,6 +207,12 @@ impl Config {
             )
         })?;
 
+        if let Some(value) = file.tools.defer_threshold {
+            self.tools.defer_threshold = Some(*value.get_ref());
+            self.sources
+                .insert("tools.defer_threshold", origin(value.span().start));
+        }
+        self.tools.always_loaded.extend(file.tools.always_loaded);
         if let Some(value) = file.limits.max_result_chars {
             self.limits.max_result_chars = Some(*value.get_ref());
             self.sources

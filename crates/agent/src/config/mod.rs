@@ -76,6 +76,8 @@ pub struct Config {
     pub sessions: SessionsConfig,
     /// `[skills]`: the skill hubs and the limits of installs.
     pub skills: SkillsConfig,
+    /// `[tools]`: when tool definitions are deferred behind `tool_search`.
+    pub tools: ToolsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -107,6 +109,18 @@ pub struct SessionsConfig {
     /// `~/` against `$HOME`. `None`: `~/.toolhost/sessions.db` (see
     /// [`crate::sessions::store_path`], which `TOOLHOST_SESSIONS_DB` overrides).
     pub path: Option<PathBuf>,
+}
+
+/// `[tools]`: deferred tools (see [`toolhost_core::deferral`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolsConfig {
+    /// `defer_threshold`: past this many tokens of tool definitions (estimated), the tools
+    /// that are neither built in nor always-loaded are deferred. `None`: a tenth of the
+    /// model's context window.
+    pub defer_threshold: Option<u64>,
+    /// `always_loaded`: tools never deferred, by exact name or `mcp__SERVER`. Lists
+    /// concatenate across files.
+    pub always_loaded: Vec<String>,
 }
 
 /// Overrides of the named limits (R42).

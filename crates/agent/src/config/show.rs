@@ -37,6 +37,7 @@ pub(super) fn render(config: &Config) -> String {
         ),
     }
 
+    tools(&mut out, config);
     shell(&mut out, config);
     custom_tools(&mut out, config);
     skills(&mut out, config);
@@ -142,6 +143,24 @@ fn custom_tools(out: &mut String, config: &Config) {
             line(out, &format!("{key} = {value}"), source.as_deref());
         }
     }
+}
+
+/// `[tools]`, shown only when something is set (the defaults depend on the model).
+fn tools(out: &mut String, config: &Config) {
+    let tools = &config.tools;
+    if tools.defer_threshold.is_none() && tools.always_loaded.is_empty() {
+        return;
+    }
+    out.push_str("\n[tools]\n");
+    match tools.defer_threshold {
+        Some(tokens) => line(
+            out,
+            &format!("defer_threshold = {tokens}"),
+            config.source_of("tools.defer_threshold"),
+        ),
+        None => out.push_str("# defer_threshold: a tenth of the model's context window\n"),
+    }
+    let _ = writeln!(out, "always_loaded = {}", list(&tools.always_loaded));
 }
 
 /// `[skills]`, shown only when something is set (most configurations have no hub).

@@ -11,6 +11,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 use toolhost_agent::tool_set::{OfferedRegistry, ToolSet, ToolSetBuilder};
 use toolhost_agent::{AgentConfig, Config, Permissions};
+use toolhost_core::deferral::{DEFAULT_DEFER_THRESHOLD_TOKENS, DeferralPolicy};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 use toolhost_core::{Tool as _, ToolRegistry, ToolSpec};
 use toolhost_mcp::{
@@ -45,6 +46,11 @@ pub struct ServeArgs {
     /// allow them (`--yes`, `--allow RULE`, or a rule in the configuration).
     #[arg(long)]
     yes: bool,
+    /// Defer tools as `toolhost run` does once their definitions pass `[tools]
+    /// defer_threshold` (default 12800 tokens): `tools/list` leaves out all but the built-ins
+    /// and the always-loaded tools, and a client loads the others with `tool_search`.
+    #[arg(long)]
+    defer_tools: bool,
 }
 
 /// Threads for blocking file work. Each one grows the process by a malloc arena, and one
@@ -104,7 +110,16 @@ async fn serve(
     let keep = Arc::clone(&served);
     mcp.keep_in_sync(Arc::clone(&registry), move |spec| keep(spec));
     tokio::spawn(reload_custom_tools(custom, Arc::clone(&registry), served));
-    let server = McpServer::new(registry).with_prompts(prompts);
+    let mut server = McpServer::new(registry).with_prompts(prompts);
+    if args.defer_tools {
+        let threshold = config
+            .tools
+            .defer_threshold
+            .unwrap_or(DEFAULT_DEFER_THRESHOLD_TOKENS);
+        let policy =
+            DeferralPolicy::new(threshold).with_always_loaded(config.tools.always_loaded.clone());
+        server = server.with_deferred_tools(&policy)?;
+    }
     let served = serve_transport(server, args).await;
     // Stdio servers are stopped gracefully with their process groups, and the retries of
     // those that failed end, however serving ended.

@@ -4,6 +4,12 @@
 //! [`McpServer::session`] makes the handler of one connection, an [`McpSession`], which is
 //! what rmcp drives. Every `tools/call` goes through [`ToolRegistry::execute_with`], the one
 //! pipeline.
+//!
+//! With [`McpServer::with_deferred_tools`], a large tool set is listed the way the agent loop
+//! offers it (see [`toolhost_core::deferral`]): the tools past the budget are left out of
+//! `tools/list` and named in `tool_search`'s description; a client's `tool_search` call loads
+//! tools for that client's session alone, which is told with `tools/list_changed`. A deferred
+//! tool can still be called by name at any time.
 
 pub mod approval;
 pub mod convert;
@@ -23,6 +29,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use toolhost_core::deferral::{DeferralPolicy, LoadedTools, SessionLoads, ToolSearch};
 use toolhost_core::{CallOptions, SessionInfo, ToolRegistry};
 
 use crate::error::ServeError;
@@ -41,6 +48,8 @@ pub struct McpServer {
     prompts: ClientPrompts,
     instructions: Option<String>,
     sessions: Arc<AtomicU64>,
+    /// What each session loaded, when tools are deferred.
+    deferred: Option<Arc<SessionLoads>>,
 }
 
 impl McpServer {
@@ -52,7 +61,28 @@ impl McpServer {
             prompts: ClientPrompts::new(),
             instructions: None,
             sessions: Arc::new(AtomicU64::new(0)),
+            deferred: None,
         }
+    }
+
+    /// The same server, deferring what `policy` defers of the registry's tools now: they are
+    /// left out of `tools/list` until the session loads them with `tool_search`, which this
+    /// registers. Nothing changes when everything fits the budget. Tools that join the
+    /// registry later (a server that starts late) are listed in full.
+    ///
+    /// # Errors
+    /// The registry refused `tool_search` (a tool of that name exists).
+    pub fn with_deferred_tools(
+        mut self,
+        policy: &DeferralPolicy,
+    ) -> Result<Self, toolhost_core::RegistryError> {
+        if let Some(deferred) = policy.plan(&self.registry.specs()) {
+            let loads = Arc::new(SessionLoads::new(Arc::new(deferred)));
+            self.registry
+                .register(ToolSearch::for_sessions(Arc::clone(&loads)))?;
+            self.deferred = Some(loads);
+        }
+        Ok(self)
     }
 
     /// The same server, registering clients that support elicitation in `prompts`.
@@ -85,6 +115,10 @@ impl McpServer {
                     session_id: Some(id.clone()),
                     model: None,
                 }),
+                loaded: self
+                    .deferred
+                    .as_ref()
+                    .map(|loads| (Arc::clone(loads), loads.session(&id))),
                 id,
                 prompts: self.prompts.clone(),
                 closed: CancellationToken::new(),
@@ -132,12 +166,17 @@ struct SessionState {
     session: Arc<SessionInfo>,
     prompts: ClientPrompts,
     closed: CancellationToken,
+    /// The server's loads, and this session's, when tools are deferred.
+    loaded: Option<(Arc<SessionLoads>, Arc<LoadedTools>)>,
 }
 
 impl Drop for SessionState {
     fn drop(&mut self) {
         self.prompts.detach(&self.id);
         self.closed.cancel();
+        if let Some((loads, _)) = &self.loaded {
+            loads.forget(&self.id);
+        }
     }
 }
 
@@ -154,17 +193,33 @@ impl McpSession {
         &self.state.id
     }
 
-    /// Sends `notifications/tools/list_changed` whenever the registry changes, until the
-    /// connection closes.
+    /// Sends `notifications/tools/list_changed` whenever the registry changes, or the session
+    /// loads deferred tools, until the connection closes.
     fn watch_tool_list(&self, peer: rmcp::Peer<RoleServer>) {
         let mut changes = self.server.registry.subscribe_changes();
         changes.mark_unchanged();
+        let mut loads = self
+            .state
+            .loaded
+            .as_ref()
+            .map(|(_, loaded)| loaded.subscribe_changes());
         let closed = self.state.closed.clone();
         tokio::spawn(async move {
             loop {
+                let loaded = async {
+                    match &mut loads {
+                        Some(loads) => loads.changed().await,
+                        None => std::future::pending().await,
+                    }
+                };
                 tokio::select! {
                     () = closed.cancelled() => return,
                     changed = changes.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                    }
+                    changed = loaded => {
                         if changed.is_err() {
                             return;
                         }
@@ -212,13 +267,11 @@ impl ServerHandler for McpSession {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .server
-            .registry
-            .specs()
-            .iter()
-            .map(tool_from_spec)
-            .collect();
+        let mut specs = self.server.registry.specs();
+        if let Some((_, loaded)) = &self.state.loaded {
+            specs = loaded.offered_of(specs);
+        }
+        let tools = specs.iter().map(tool_from_spec).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 

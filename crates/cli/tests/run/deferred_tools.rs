@@ -1,0 +1,181 @@
+//! Deferred tools in `toolhost run`: 500 generated custom tools and a real MCP server
+//! (server-everything) are far past the default budget (a tenth of the context window), so
+//! the model is sent the built-ins and `tool_search`, which names the rest; what `tool_search`
+//! loads is sent in full from the next request on, and a deferred tool, loaded or not, is
+//! called through the whole pipeline.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+/// A run of `format` with the 500 generated tools (`fixtures/many_tools.js`) in the workspace
+/// and server-everything configured as `ev`.
+fn run_with_many_tools(format: WireFormat, script: Vec<Step>) -> Run {
+    let run_ = Run::new(format, script);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/many_tools.js");
+    write_file(
+        run_.path(".toolhost/tools/many_tools.js"),
+        std::fs::read_to_string(fixture).unwrap(),
+    );
+    let config_path = run_.dirs.project_config();
+    let mut config = std::fs::read_to_string(&config_path).unwrap_or_default();
+    config.push_str(&format!(
+        "\n[mcp_servers.ev]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\n",
+        toolhost_test_support::node(),
+        toolhost_test_support::npm_entry_point("@modelcontextprotocol/server-everything")
+            .display()
+            .to_string(),
+    ));
+    write_file(config_path, config);
+    run_
+}
+
+/// The definition of the tool `name` in a request.
+fn definition<'a>(format: WireFormat, body: &'a Value, name: &str) -> &'a Value {
+    let tools = body["tools"].as_array().unwrap();
+    let names = offered_tools(format, body);
+    let position = names.iter().position(|offered| offered == name);
+    &tools[position.unwrap_or_else(|| panic!("{name} is not offered: {names:?}"))]
+}
+
+fn description(format: WireFormat, tool: &Value) -> &str {
+    match format {
+        WireFormat::OpenAiChat => tool["function"]["description"].as_str().unwrap(),
+        WireFormat::OpenAiResponses | WireFormat::Anthropic => {
+            tool["description"].as_str().unwrap()
+        }
+    }
+}
+
+#[test]
+fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_the_pipeline() {
+    for format in [
+        WireFormat::OpenAiChat,
+        WireFormat::OpenAiResponses,
+        WireFormat::Anthropic,
+    ] {
+        let run_ = run_with_many_tools(
+            format,
+            vec![
+                Reply::tool_calls([
+                    (
+                        "search-1",
+                        "tool_search",
+                        json!({"query": "export shipment records asia", "max_results": 1}),
+                    ),
+                    (
+                        "search-2",
+                        "tool_search",
+                        json!({"query": "select:mcp__ev__echo"}),
+                    ),
+                ])
+                .into(),
+                Reply::tool_calls([
+                    (
+                        "call-1",
+                        "export_shipment_asia",
+                        json!({"shipmentId": "S-1", "count": "3"}),
+                    ),
+                    ("call-2", "mcp__ev__echo", json!({"message": "hi"})),
+                    // Never loaded: still looked up, validated and refused like any call.
+                    ("call-3", "validate_sensor_africa", json!({})),
+                ])
+                .into(),
+                Reply::text("Done.").into(),
+            ],
+        );
+        let done = run(&run_, &["--yes", "Export shipment S-1 three times"]);
+        assert_eq!(done.status, Some(0), "{format:?} stderr: {}", done.stderr);
+        let requests = run_.requests();
+        assert_eq!(requests.len(), 3, "{format:?}");
+
+        // First request: the built-ins and tool_search in full, the rest by name.
+        let first = offered_tools(format, &requests[0].body);
+        for expected in ["Read", "Bash", "tool_search"] {
+            assert!(
+                first.contains(&expected.to_owned()),
+                "{format:?}: {first:?}"
+            );
+        }
+        for deferred in [
+            "export_shipment_asia",
+            "mcp__ev__echo",
+            "validate_sensor_africa",
+        ] {
+            assert!(
+                !first.contains(&deferred.to_owned()),
+                "{format:?}: {first:?}"
+            );
+        }
+        let search = description(format, definition(format, &requests[0].body, "tool_search"));
+        for named in [
+            "export_shipment_asia",
+            "mcp__ev__echo",
+            "validate_sensor_africa",
+        ] {
+            assert!(search.contains(named), "{format:?}: {search}");
+        }
+
+        // Second request: the same tools, then the two loaded, in full, in the order loaded.
+        let second = offered_tools(format, &requests[1].body);
+        assert_eq!(second[..first.len()], first[..], "{format:?}");
+        assert_eq!(
+            second[first.len()..],
+            ["export_shipment_asia", "mcp__ev__echo"],
+            "{format:?}"
+        );
+        let loaded = definition(format, &requests[1].body, "export_shipment_asia").to_string();
+        assert!(loaded.contains("shipmentId"), "{format:?}: {loaded}");
+        let searched = tool_results(format, &requests[1].body);
+        assert!(
+            searched[0]
+                .text
+                .contains("- export_shipment_asia: Runs the export action on shipment"),
+            "{format:?}: {searched:?}"
+        );
+
+        // Third request: the deferred tools ran with coerced arguments, or were refused by
+        // validation, as any tool's calls are.
+        let results = tool_results(format, &requests[2].body);
+        let texts: Vec<&str> = results[2..].iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(texts[0], "export shipment S-1 x3 in asia", "{format:?}");
+        assert_eq!(texts[1], "Echo: hi", "{format:?}");
+        assert!(
+            texts[2].contains("'sensorId': missing required parameter"),
+            "{format:?}: {}",
+            texts[2]
+        );
+    }
+}
+
+#[test]
+fn a_threshold_above_the_definitions_defers_nothing_and_always_loaded_tools_stay() {
+    let run_ = run_with_many_tools(WireFormat::OpenAiChat, vec![Reply::text("Hi.").into()]);
+    let config_path = run_.dirs.project_config();
+    let mut config = std::fs::read_to_string(&config_path).unwrap();
+    config.push_str("\n[tools]\nalways_loaded = [\"mcp__ev\", \"sync_sensor_africa\"]\n");
+    write_file(&config_path, &config);
+    let done = run(&run_, &["Hi"]);
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let offered = offered_tools(WireFormat::OpenAiChat, &run_.requests()[0].body);
+    for expected in [
+        "mcp__ev__echo",
+        "mcp__ev__get-sum",
+        "sync_sensor_africa",
+        "tool_search",
+    ] {
+        assert!(offered.contains(&expected.to_owned()), "{offered:?}");
+    }
+    assert!(!offered.contains(&"sync_sensor_asia".to_owned()));
+
+    let everything = run_with_many_tools(WireFormat::OpenAiChat, vec![Reply::text("Hi.").into()]);
+    let config_path = everything.dirs.project_config();
+    let mut config = std::fs::read_to_string(&config_path).unwrap();
+    config.push_str("\n[tools]\ndefer_threshold = 10000000\n");
+    write_file(&config_path, &config);
+    let done = run(&everything, &["Hi"]);
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let offered = offered_tools(WireFormat::OpenAiChat, &everything.requests()[0].body);
+    assert!(offered.contains(&"sync_sensor_asia".to_owned()));
+    assert!(!offered.contains(&"tool_search".to_owned()));
+}
