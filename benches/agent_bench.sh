@@ -46,6 +46,7 @@ if [ -z "${TOOLHOST_BIN:-}" ]; then
     echo "== building toolhost (release)" >&2
     (cd "$REPO" && cargo build --release -p toolhost >&2)
     TOOLHOST_BIN=${CARGO_TARGET_DIR:-$REPO/target}/release/toolhost
+    "$REPO/scripts/hot-symbols-check.sh" "$TOOLHOST_BIN"
 fi
 BIN=$(realpath "$TOOLHOST_BIN")
 VERSION=${TOOLHOST_VERSION:-$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo "?")}

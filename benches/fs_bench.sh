@@ -35,6 +35,7 @@ FD=$(command -v fdfind || command -v fd)
 if [[ -z "${TOOLHOST_BIN:-}" ]]; then
     cargo build --release -p toolhost >&2
     TOOLHOST_BIN="$TARGET_DIR/release/toolhost"
+    scripts/hot-symbols-check.sh "$TOOLHOST_BIN"
 fi
 BIN=$(realpath "$TOOLHOST_BIN")
 

@@ -16,13 +16,7 @@ mkdir -p "$bench"
 cargo build --release -p toolhost --locked
 toolhost="$CARGO_TARGET_DIR/release/toolhost"
 # The peak RSS figure depends on crates/cli/hot-symbols.txt matching this build's symbol names.
-found="$(nm --defined-only "$toolhost" | awk '{print $3}' | sort -u \
-    | comm -12 - <(sort -u crates/cli/hot-symbols.txt) | wc -l)"
-listed="$(wc -l < crates/cli/hot-symbols.txt)"
-echo "crates/cli/hot-symbols.txt: $found of $listed functions found in this build" >&2
-if [ $((found * 100)) -lt $((listed * 95)) ]; then
-    echo "warning: the hot-function order is stale; run scripts/hot-symbols.sh" >&2
-fi
+scripts/hot-symbols-check.sh "$toolhost"
 
 node_peer="$bench/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 if [ ! -f "$node_peer" ]; then

@@ -107,6 +107,7 @@ if [ -z "${TOOLHOST_BIN:-}" ]; then
     echo "== building toolhost (release)" >&2
     (cd "$REPO" && cargo build --release -p toolhost >&2)
     TOOLHOST_BIN=${CARGO_TARGET_DIR:-$REPO/target}/release/toolhost
+    "$REPO/scripts/hot-symbols-check.sh" "$TOOLHOST_BIN"
 fi
 BIN=$(realpath "$TOOLHOST_BIN")
 [ -x "$BIN" ] || { echo "no toolhost binary at $BIN" >&2; exit 2; }

@@ -36,6 +36,16 @@ impl ServeProcess {
 
     /// As [`ServeProcess::start`], with `HOME` at `home`.
     pub fn start_with_home(workspace: &Path, home: &Path, args: &[&str]) -> Self {
+        Self::start_serving(workspace, home, args, &[])
+    }
+
+    /// `toolhost --workspace WORKSPACE ARGS… serve SERVE_ARGS…`, with `HOME` at `home`.
+    pub fn start_serving(
+        workspace: &Path,
+        home: &Path,
+        args: &[&str],
+        serve_args: &[&str],
+    ) -> Self {
         use std::io::BufRead as _;
         use std::process::Stdio;
 
@@ -44,6 +54,7 @@ impl ServeProcess {
             .arg(workspace)
             .args(args)
             .arg("serve")
+            .args(serve_args)
             .env("HOME", home)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
