@@ -228,6 +228,31 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn each_session_of_a_server_loads_for_itself() {
+        let loads = Arc::new(SessionLoads::new(deferred()));
+        let registry = ToolRegistry::new();
+        registry
+            .register(ToolSearch::for_sessions(Arc::clone(&loads)))
+            .unwrap();
+        let in_session = |id: &str| crate::context::CallOptions {
+            session: Arc::new(crate::context::SessionInfo {
+                session_id: Some(id.to_owned()),
+                model: None,
+            }),
+            ..crate::context::CallOptions::default()
+        };
+        let query = json!({"query": "select:mcp__web__fetch"});
+        let result = registry
+            .execute_with("1", TOOL_SEARCH_NAME, query, in_session("mcp-1"))
+            .await;
+        assert!(!result.is_error, "{}", result.text());
+        assert_eq!(loads.session("mcp-1").names(), ["mcp__web__fetch"]);
+        assert_eq!(loads.session("mcp-2").names(), Vec::<String>::new());
+        loads.forget("mcp-1");
+        assert_eq!(loads.session("mcp-1").names(), Vec::<String>::new());
+    }
+
     #[test]
     fn the_description_names_every_deferred_tool() {
         let tool = ToolSearch::for_sessions(Arc::new(SessionLoads::new(deferred())));

@@ -23,6 +23,7 @@ use super::events::{ClientEvents, LastWords, ProgressRoute, token_key};
 use super::remote;
 use super::session::{self, Session};
 use crate::McpServer;
+use crate::server::convert::tool_from_spec;
 use crate::provider::{McpProvider, provider_registry};
 
 /// The in-memory pipe between toolhost's client and a built-in provider, in bytes.
@@ -127,6 +128,9 @@ impl ServerConnection {
         if self.state.lock().await.closed {
             return Err(self.closed_message());
         }
+        if let Some(provider) = &self.provider {
+            return self.list_in_process(provider.as_ref());
+        }
         let session = self.connect_in_time().await?;
         let listed = self.list_tools(session.service.peer()).await;
         let mut state = self.state.lock().await;
@@ -139,6 +143,18 @@ impl ServerConnection {
             tokio::spawn(previous.stop());
         }
         listed
+    }
+
+    /// A built-in provider's tools as its server would list them, without a session: the
+    /// handshake waits for the first call, so a run that calls none (most `toolhost call`s)
+    /// never makes it.
+    fn list_in_process(&self, provider: &dyn McpProvider) -> Result<Vec<Value>, String> {
+        Ok(provider_registry(provider)?
+            .specs()
+            .iter()
+            .filter(|spec| self.config.allows_tool(&spec.name))
+            .filter_map(|spec| serde_json::to_value(tool_from_spec(spec)).ok())
+            .collect())
     }
 
     fn closed_message(&self) -> String {
@@ -262,6 +278,9 @@ impl ServerConnection {
         {
             return Ok(session.service.peer().clone());
         }
+        // A built-in provider is connected on its first call (see `list_in_process`).
+        let first_connection =
+            self.is_in_process() && state.session.is_none() && state.consecutive_failures == 0;
         state.drop_session();
         if let Some(retry_at) = state.retry_at {
             let now = Instant::now();
@@ -276,14 +295,18 @@ impl ServerConnection {
                 )));
             }
         }
-        tracing::info!(server = self.name(), "starting the MCP server again");
+        if !first_connection {
+            tracing::info!(server = self.name(), "starting the MCP server again");
+        }
         match self.connect_in_time().await {
             Ok(session) => {
                 let peer = session.service.peer().clone();
                 state.session = Some(session);
                 state.retry_at = None;
                 // Its tools may have changed while it was away.
-                self.events.tools_changed.notify_one();
+                if !first_connection {
+                    self.events.tools_changed.notify_one();
+                }
                 Ok(peer)
             }
             Err(error) => {
