@@ -23,8 +23,8 @@ use super::events::{ClientEvents, LastWords, ProgressRoute, token_key};
 use super::remote;
 use super::session::{self, Session};
 use crate::McpServer;
-use crate::server::convert::tool_from_spec;
 use crate::provider::{McpProvider, provider_registry};
+use crate::server::convert::tool_from_spec;
 
 /// The in-memory pipe between toolhost's client and a built-in provider, in bytes.
 const IN_PROCESS_PIPE_BYTES: usize = 64 * 1024;
