@@ -9,6 +9,7 @@ use toolhost_providers::{ModelProvider, ProviderError};
 
 use crate::agent_loop::{AgentLoop, DEFAULT_MAX_ITERATIONS};
 use crate::config::{AgentConfig, Config};
+use crate::hooks::PreCompactHooks;
 use crate::model_choice::{ChosenProvider, ModelChoiceError, ModelFlags, choose_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
@@ -170,6 +171,13 @@ impl<'a> AgentSetup<'a> {
             .max_output_tokens(chosen.entry.max_output_tokens);
         if let Some(share) = self.config.agent_settings.compact_at {
             agent = agent.compact_at(share);
+        }
+        if !self.config.hooks.pre_compact.is_empty() {
+            agent = agent.pre_compact_hooks(Arc::new(PreCompactHooks::new(
+                self.config.hooks.pre_compact.clone(),
+                self.workspace,
+                Arc::clone(self.permissions.policy()),
+            )));
         }
         Ok(AssembledAgent {
             agent,

@@ -35,21 +35,21 @@ impl Permissions {
             policy = policy.pre_tool_use(Arc::new(PreToolUseHooks::new(
                 config.hooks.pre_tool_use.clone(),
                 workspace,
-                mode,
             )));
         }
         if let Some(path) = &config.permissions.audit_log {
             policy = policy.audit(Arc::new(JsonLinesAudit::open(path)?));
         }
+        let policy = Arc::new(policy.build());
         let post_tool_use = (!config.hooks.post_tool_use.is_empty()).then(|| {
             Arc::new(PostToolUseHooks::new(
                 config.hooks.post_tool_use.clone(),
                 workspace,
-                mode,
+                Arc::clone(&policy),
             ))
         });
         Ok(Self {
-            policy: Arc::new(policy.build()),
+            policy,
             post_tool_use,
         })
     }

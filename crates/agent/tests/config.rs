@@ -182,6 +182,16 @@ fn a_bad_file_names_the_file_the_line_and_the_problem() {
         message.contains("line 1: the hook matcher 'Bash(' is not a valid regular expression"),
         "{message}"
     );
+
+    // A PreCompact matcher is matched against the trigger: a misspelt one would never run.
+    let (_, message) = load_error(
+        "config.toml",
+        "[[hooks.PreCompact]]\nmatcher = \"manaul\"\ncommand = \"true\"\n",
+    );
+    assert!(
+        message.contains("line 1: the PreCompact matcher 'manaul' matches neither trigger"),
+        "{message}"
+    );
 }
 
 #[test]

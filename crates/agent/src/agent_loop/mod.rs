@@ -24,6 +24,7 @@ pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use repeats::REPEATED_CALL_NOTE;
 pub use transcript::{Recorded, Transcript};
 
+use crate::hooks::PreCompactHooks;
 use compaction::{
     Compacted, CompactionError, CompactionPolicy, DEFAULT_COMPACT_AT, DEFAULT_CONTEXT_WINDOW,
     estimate_tokens,
@@ -102,6 +103,8 @@ pub struct AgentLoop {
     session: Arc<SessionInfo>,
     transcript: Option<Arc<dyn Transcript>>,
     compaction: CompactionPolicy,
+    /// `[[hooks.PreCompact]]`: may add instructions to every compaction.
+    pre_compact: Option<Arc<PreCompactHooks>>,
 }
 
 /// What a run produced.
@@ -148,7 +151,15 @@ impl AgentLoop {
             session: Arc::new(session),
             transcript: None,
             compaction,
+            pre_compact: None,
         }
+    }
+
+    /// Runs `hooks` before every compaction; what they print joins its instructions.
+    #[must_use]
+    pub fn pre_compact_hooks(mut self, hooks: Arc<PreCompactHooks>) -> Self {
+        self.pre_compact = Some(hooks);
+        self
     }
 
     /// At most this many model turns per run.
@@ -224,6 +235,15 @@ impl AgentLoop {
         if automatic {
             self.session_event(SessionEvent::AutoCompactionStart).await;
         }
+        let hooked = match &self.pre_compact {
+            Some(hooks) => {
+                hooks
+                    .instructions(trigger, instructions, self.session.session_id.as_deref())
+                    .await
+            }
+            None => instructions.map(str::to_owned),
+        };
+        let instructions = hooked.as_deref();
         let mut compacted = compaction::compact(
             &*self.provider,
             &self.registry,

@@ -131,6 +131,8 @@ struct FileHooks {
     pre_tool_use: Vec<Spanned<FileHook>>,
     #[serde(rename = "PostToolUse")]
     post_tool_use: Vec<Spanned<FileHook>>,
+    #[serde(rename = "PreCompact")]
+    pre_compact: Vec<Spanned<FileHook>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -287,9 +289,22 @@ impl Config {
         for (key, offset) in settings {
             self.sources.insert(key, origin(offset));
         }
-        for (hooks, target) in [
-            (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),
-            (file.hooks.post_tool_use, &mut self.hooks.post_tool_use),
+        for (event, hooks, target) in [
+            (
+                "PreToolUse",
+                file.hooks.pre_tool_use,
+                &mut self.hooks.pre_tool_use,
+            ),
+            (
+                "PostToolUse",
+                file.hooks.post_tool_use,
+                &mut self.hooks.post_tool_use,
+            ),
+            (
+                "PreCompact",
+                file.hooks.pre_compact,
+                &mut self.hooks.pre_compact,
+            ),
         ] {
             for hook in hooks {
                 let start = hook.span().start;
@@ -300,6 +315,22 @@ impl Config {
                 } = hook.into_inner();
                 let matcher_regex = compile_matcher(matcher.as_deref())
                     .map_err(|message| invalid(Some(start), message))?;
+                // A PreCompact matcher is matched against the trigger, not a tool: one that
+                // fits neither trigger is a typo that would never run.
+                if let (true, Some(regex), Some(pattern)) =
+                    (event == "PreCompact", &matcher_regex, &matcher)
+                    && !COMPACT_TRIGGERS
+                        .iter()
+                        .any(|trigger| regex.is_match(trigger))
+                {
+                    return Err(invalid(
+                        Some(start),
+                        format!(
+                            "the PreCompact matcher '{pattern}' matches neither trigger: use \
+                             \"manual\", \"auto\", or leave it out for both"
+                        ),
+                    ));
+                }
                 if command.trim().is_empty() {
                     return Err(invalid(
                         Some(start),
@@ -535,6 +566,9 @@ impl Config {
 }
 
 /// `None` or `*` or empty: every tool. Otherwise a regex that must match the whole name.
+/// What a PreCompact hook's matcher is matched against.
+const COMPACT_TRIGGERS: [&str; 2] = ["manual", "auto"];
+
 fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
     match matcher.map(str::trim) {
         None | Some("" | "*") => Ok(None),

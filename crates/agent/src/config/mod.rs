@@ -53,7 +53,7 @@ pub struct Config {
     pub limits: Limits,
     /// `[permissions]`.
     pub permissions: PermissionsConfig,
-    /// `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]`.
+    /// `[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]` and `[[hooks.PreCompact]]`.
     pub hooks: HooksConfig,
     /// `[shell]`: the Bash tool's limits and sandbox.
     pub shell: ShellConfig,
@@ -217,9 +217,12 @@ pub struct HooksConfig {
     pub pre_tool_use: Vec<HookCommand>,
     /// Run after every matching call; may rewrite its result.
     pub post_tool_use: Vec<HookCommand>,
+    /// Run before a conversation is compacted (`matcher`: `manual` or `auto`); may add
+    /// instructions for the summary.
+    pub pre_compact: Vec<HookCommand>,
 }
 
-/// One `[[hooks.PreToolUse]]` or `[[hooks.PostToolUse]]` entry.
+/// One `[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]` or `[[hooks.PreCompact]]` entry.
 #[derive(Clone, Debug)]
 pub struct HookCommand {
     /// The matcher as written (`None`: every tool).

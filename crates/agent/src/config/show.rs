@@ -79,6 +79,7 @@ pub(super) fn render(config: &Config) -> String {
     for (event, hooks) in [
         ("PreToolUse", &config.hooks.pre_tool_use),
         ("PostToolUse", &config.hooks.post_tool_use),
+        ("PreCompact", &config.hooks.pre_compact),
     ] {
         for hook in hooks {
             hook_table(&mut out, event, hook);
