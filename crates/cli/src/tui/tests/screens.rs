@@ -1,0 +1,375 @@
+//! Whole screens: a streamed answer, an approval dialog and its choices, Shift-Tab, expanding
+//! boxes, the status line, a custom tool's questions, pending actions, renderers that fail
+//! or run too long (with real JavaScript), and a flood of output.
+
+use std::sync::Arc;
+
+use insta::assert_snapshot;
+use serde_json::json;
+use tokio::sync::oneshot;
+use toolhost_core::conversation::Usage;
+use toolhost_core::permission::{ApprovalAnswer, ApprovalRequest, PermissionMode, PermissionRule};
+use toolhost_script::{PendingAction, Rendering, ScriptHost, ScriptLimits, UiRequest};
+
+use super::*;
+use crate::tui::app::{Action, Hook};
+use crate::tui::dialogs::{ApprovalDialog, Dialog, QuestionDialog};
+use crate::tui::renderers::THEME;
+use crate::tui::transcript::{Entry, PendingState};
+
+#[test]
+fn a_streamed_answer_is_drawn_as_markdown_under_the_message() {
+    let mut app = app();
+    typed(&mut app, "explain");
+    assert_eq!(
+        app.key(key(KeyCode::Enter)),
+        vec![Action::Submit("explain".into())]
+    );
+    for piece in [
+        "# Plan\n\nUse **two** steps:\n\n",
+        "1. read\n2. write\n\n```rust\nfn main() {}\n```\n",
+    ] {
+        app.agent_event(AgentEvent::TextDelta { text: piece.into() });
+    }
+    assert_snapshot!(screen(&app, 60, 22));
+}
+
+fn approval_request() -> ApprovalRequest {
+    ApprovalRequest {
+        tool: "Write".into(),
+        args: json!({"path": "notes.txt", "content": "hello\n"}),
+        reason: "Write changes files and asks in default mode.".into(),
+        warnings: vec!["the file exists and will be replaced".into()],
+        suggested_rules: vec![PermissionRule::parse("Write(/notes.txt)").unwrap()],
+        session: Default::default(),
+    }
+}
+
+fn open_approval(app: &mut App) -> oneshot::Receiver<ApprovalAnswer> {
+    let (reply, answer) = oneshot::channel();
+    app.dialogs.push_back(Dialog::Approval(ApprovalDialog::new(
+        approval_request(),
+        reply,
+    )));
+    answer
+}
+
+#[test]
+fn the_approval_dialog_shows_the_call_its_subject_and_three_choices() {
+    let mut app = app();
+    let _answer = open_approval(&mut app);
+    assert_snapshot!(screen(&app, 90, 24));
+}
+
+#[test]
+fn allow_once_allow_always_and_deny_answer_the_call() {
+    let mut app = app();
+    let mut answer = open_approval(&mut app);
+    assert!(app.key(key(KeyCode::Enter)).is_empty());
+    assert_eq!(answer.try_recv().unwrap(), ApprovalAnswer::AllowOnce);
+
+    let mut answer = open_approval(&mut app);
+    app.key(key(KeyCode::Down));
+    assert_eq!(
+        app.key(key(KeyCode::Enter)),
+        vec![Action::RememberRules(vec![
+            PermissionRule::parse("Write(/notes.txt)").unwrap()
+        ])]
+    );
+    assert_eq!(answer.try_recv().unwrap(), ApprovalAnswer::AllowForSession);
+
+    let mut answer = open_approval(&mut app);
+    app.key(key(KeyCode::Char('n')));
+    typed(&mut app, "use docs/");
+    assert!(screen(&app, 90, 24).contains("Tell the model why (optional): use docs/"));
+    app.key(key(KeyCode::Enter));
+    assert_eq!(
+        answer.try_recv().unwrap(),
+        ApprovalAnswer::Deny {
+            message: "The user refused this call: use docs/".into()
+        }
+    );
+    assert!(app.dialogs.is_empty());
+}
+
+#[test]
+fn shift_tab_cycles_the_mode_and_the_status_line_shows_it() {
+    let mut app = app();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let actions = app.key(key(KeyCode::BackTab));
+        seen.push(actions);
+        let status = screen(&app, 120, 5);
+        assert!(
+            status.contains(&format!("mode {}", app.status.mode)),
+            "{status}"
+        );
+    }
+    assert_eq!(
+        seen,
+        [
+            vec![Action::SwitchMode(PermissionMode::AcceptEdits)],
+            vec![Action::SwitchMode(PermissionMode::Plan)],
+            vec![Action::SwitchMode(PermissionMode::Default)],
+        ]
+    );
+}
+
+#[test]
+fn the_status_line_shows_model_mode_tokens_and_context_used() {
+    let mut app = app();
+    app.status.context_window = Some(128_000);
+    app.status.context_tokens = 32_000;
+    app.status.usage = Usage {
+        input_tokens: 1234,
+        output_tokens: 56,
+        ..Usage::default()
+    };
+    app.busy = true;
+    assert_snapshot!(screen(&app, 130, 4).lines().last().unwrap().to_owned());
+}
+
+#[test]
+fn ctrl_o_expands_and_collapses_the_tool_boxes() {
+    let mut app = app();
+    app.agent_event(start("Bash", "c1", json!({"command": "seq 1 12"})));
+    let output: String = (1..=12).map(|n| format!("line {n}\n")).collect();
+    app.agent_event(end("Bash", "c1", &output, json!({"exit_code": 0})));
+    let collapsed = screen(&app, 60, 30);
+    assert!(
+        collapsed.contains("more lines (ctrl+o to expand)") && !collapsed.contains("line 1 "),
+        "{collapsed}"
+    );
+    app.key(ctrl('o'));
+    let expanded = screen(&app, 60, 30);
+    assert!(
+        expanded.contains("line 1 ") && expanded.contains("line 12") && expanded.contains("exit 0"),
+        "{expanded}"
+    );
+    app.key(ctrl('o'));
+    assert_eq!(screen(&app, 60, 30), collapsed);
+}
+
+#[test]
+fn a_running_box_updates_with_the_tail_of_a_thousand_lines() {
+    let mut app = app();
+    app.busy = true;
+    app.agent_event(start("Bash", "c1", json!({"command": "seq 1 1000"})));
+    for n in 1..=1000 {
+        app.agent_event(update("c1", &format!("{n}\n")));
+    }
+    let text = screen(&app, 60, 20);
+    assert!(
+        text.contains("│ 1000 ") && text.contains("more lines"),
+        "{text}"
+    );
+    assert!(!text.contains("│ 994 "), "{text}");
+}
+
+#[test]
+fn a_custom_tool_asks_through_confirm_select_and_input_dialogs() {
+    let mut app = app();
+    let (reply, mut confirm) = oneshot::channel();
+    app.dialogs.push_back(Dialog::Question(QuestionDialog::new(
+        UiRequest::Confirm {
+            title: "Deploy?".into(),
+            message: "to production".into(),
+        },
+        reply,
+    )));
+    assert!(screen(&app, 80, 20).contains("Deploy?"));
+    app.key(key(KeyCode::Char('y')));
+    assert_eq!(confirm.try_recv().unwrap(), json!(true));
+
+    let (reply, mut select) = oneshot::channel();
+    app.dialogs.push_back(Dialog::Question(QuestionDialog::new(
+        UiRequest::Select {
+            title: "Region".into(),
+            options: vec!["eu".into(), "us".into()],
+        },
+        reply,
+    )));
+    app.key(key(KeyCode::Down));
+    assert!(screen(&app, 80, 20).contains("› us"));
+    app.key(key(KeyCode::Enter));
+    assert_eq!(select.try_recv().unwrap(), json!("us"));
+
+    let (reply, mut input) = oneshot::channel();
+    app.dialogs.push_back(Dialog::Question(QuestionDialog::new(
+        UiRequest::Input {
+            title: "Tag".into(),
+            placeholder: "v1.2.3".into(),
+        },
+        reply,
+    )));
+    typed(&mut app, "v2");
+    app.key(key(KeyCode::Enter));
+    assert_eq!(input.try_recv().unwrap(), json!("v2"));
+}
+
+#[test]
+fn a_pending_action_shows_its_preview_and_is_resolved_by_the_users_decision() {
+    let mut app = app();
+    let action = PendingAction {
+        id: 7,
+        module: "/w/.toolhost/tools/fix.js".into(),
+        label: Some("Rename foo to bar".into()),
+        description: Some("3 files change".into()),
+        source_tool_name: Some("refactor".into()),
+        details: Some(json!({"files": ["a.rs"]})),
+    };
+    app.pending_actions(vec![action.clone()]);
+    let shown = screen(&app, 80, 30);
+    assert!(
+        shown.contains("pending Rename foo to bar · from refactor") && shown.contains("[a] apply"),
+        "{shown}"
+    );
+    assert_eq!(
+        app.key(key(KeyCode::Char('a'))),
+        vec![Action::Resolve(action, true)]
+    );
+    app.set_pending(7, PendingState::Applied(Some("renamed".into())));
+    assert!(screen(&app, 80, 30).contains("applied: renamed"));
+}
+
+#[test]
+fn a_failing_renderer_falls_back_and_is_reported_once() {
+    let mut app = app();
+    app.rendered_tools.insert("weather".into());
+    for id in ["c1", "c2"] {
+        let actions = app.agent_event(start("weather", id, json!({"city": "Oslo"})));
+        assert_eq!(
+            actions,
+            vec![Action::Render {
+                call_id: id.into(),
+                hook: Hook::Call
+            }]
+        );
+        app.rendered(
+            id,
+            Hook::Call,
+            Rendering::Default {
+                text: String::new(),
+                error: Some("renderCall failed: boom".into()),
+            },
+        );
+    }
+    let notices = app
+        .transcript
+        .iter()
+        .filter(|entry| matches!(entry, Entry::Notice(notice) if notice.text.contains("boom")))
+        .count();
+    assert_eq!(notices, 1);
+    let text = screen(&app, 80, 20);
+    assert!(text.contains("weather {\"city\":\"Oslo\"}"), "{text}");
+}
+
+#[test]
+fn updates_while_a_render_runs_ask_for_one_more_render_when_it_ends() {
+    let mut app = app();
+    app.rendered_tools.insert("slow".into());
+    app.agent_event(start("slow", "c1", json!({})));
+    app.rendered(
+        "c1",
+        Hook::Call,
+        Rendering::Default {
+            text: String::new(),
+            error: None,
+        },
+    );
+    assert_eq!(
+        app.agent_event(update("c1", "1")),
+        vec![Action::Render {
+            call_id: "c1".into(),
+            hook: Hook::Result
+        }]
+    );
+    assert!(app.agent_event(update("c1", "2")).is_empty());
+    assert!(app.agent_event(update("c1", "3")).is_empty());
+    let again = app.rendered(
+        "c1",
+        Hook::Result,
+        Rendering::Default {
+            text: String::new(),
+            error: None,
+        },
+    );
+    assert_eq!(
+        again,
+        vec![Action::Render {
+            call_id: "c1".into(),
+            hook: Hook::Result
+        }]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_javascript_renderers_draw_throw_and_time_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.js");
+    std::fs::write(
+        &path,
+        r#"
+        export default () => [
+          { name: "weather", description: "", async execute() { return { content: [{ type: "text", text: "4" }], details: { c: 4 } }; },
+            renderCall: (args, theme) => [[theme.fg("accent", "☁ "), theme.bold(args.city)]],
+            renderResult: (result, options, theme) => [
+              [theme.fg("success", `${result.details.c} °C`), options.expanded ? " (expanded)" : ""],
+              { section: "raw", collapsed: true, lines: [JSON.stringify(result.details)] },
+            ] },
+          { name: "broken", description: "", async execute() { return { content: [] }; },
+            renderCall() { throw new Error("no renderer today"); } },
+          { name: "endless", description: "", async execute() { return { content: [] }; },
+            renderCall() { while (true) {} } },
+        ];
+        "#,
+    )
+    .unwrap();
+    let host = ScriptHost::builder(dir.path())
+        .limits(ScriptLimits {
+            hook_time_limit: std::time::Duration::from_millis(300),
+            ..ScriptLimits::default()
+        })
+        .build();
+    let discovery = toolhost_script::load_custom_tools(&host, &[path]).await;
+    assert!(discovery.errors.is_empty(), "{:?}", discovery.errors);
+    let tool = |name: &str| {
+        discovery
+            .tools
+            .iter()
+            .find(|t| t.tool.name() == name)
+            .map(|t| Arc::clone(&t.tool))
+            .unwrap()
+    };
+    let mut app = app();
+    for loaded in &discovery.tools {
+        app.rendered_tools.insert(loaded.tool.name().to_owned());
+    }
+    let theme = THEME.as_json();
+    let args = json!({"city": "Oslo"});
+    for (name, id) in [("weather", "c1"), ("broken", "c2"), ("endless", "c3")] {
+        app.agent_event(start(name, id, args.clone()));
+        let rendering = tool(name).render_call(&args, &theme).await;
+        app.rendered(id, Hook::Call, rendering);
+    }
+    app.agent_event(end("weather", "c1", "4", json!({"c": 4})));
+    let output = toolhost_core::ToolOutput::text("4").with_details(json!({"c": 4}));
+    let rendering = tool("weather")
+        .render_result(
+            &output,
+            toolhost_script::RenderOptions::default(),
+            &theme,
+            &args,
+        )
+        .await;
+    app.rendered("c1", Hook::Result, rendering);
+    for id in ["c2", "c3"] {
+        app.agent_event(end(
+            if id == "c2" { "broken" } else { "endless" },
+            id,
+            "done",
+            no_details(),
+        ));
+    }
+    assert_snapshot!(screen(&app, 100, 30));
+}
