@@ -135,10 +135,11 @@ fn body_rows(view: &BoxView, running: bool, expanded: bool) -> Vec<Line<'static>
         COLLAPSED_LINES
     };
     let total = view.body.len();
-    if total <= limit {
+    if total <= limit && view.skipped == 0 {
         return view.body.clone();
     }
-    let hidden = total - limit;
+    let shown_from = total.saturating_sub(limit);
+    let hidden = view.skipped + shown_from;
     let note = Line::from(Span::styled(
         if expanded {
             format!("… {hidden} more lines")
@@ -149,10 +150,10 @@ fn body_rows(view: &BoxView, running: bool, expanded: bool) -> Vec<Line<'static>
     ));
     if view.tail_first || running {
         let mut rows = vec![note];
-        rows.extend(view.body[hidden..].iter().cloned());
+        rows.extend(view.body[shown_from..].iter().cloned());
         rows
     } else {
-        let mut rows: Vec<Line<'static>> = view.body[..limit].to_vec();
+        let mut rows: Vec<Line<'static>> = view.body[..limit.min(total)].to_vec();
         rows.push(note);
         rows
     }

@@ -160,6 +160,8 @@ pub async fn run(
         ),
     );
     if !session.messages().is_empty() {
+        app.transcript
+            .extend(transcript::from_messages(session.messages()));
         app.notice(
             NoticeKind::Info,
             format!(

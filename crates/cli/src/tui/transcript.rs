@@ -2,8 +2,8 @@
 //! call, notices, and the pending actions tools proposed.
 
 use serde_json::Value;
-use toolhost_core::conversation::ToolCall;
-use toolhost_core::{ToolCallResult, ToolUpdate};
+use toolhost_core::conversation::{AssistantPart, Message, ToolCall};
+use toolhost_core::{ContentBlock, ToolCallResult, ToolUpdate};
 use toolhost_script::{PendingAction, RenderTree};
 
 /// Lines of a running tool's output kept for its box (the box shows a tail of them).
@@ -129,4 +129,60 @@ pub enum PendingState {
     Discarded,
     /// Applying or discarding failed.
     Failed(String),
+}
+
+/// The transcript of a resumed conversation: the user's messages, the answers, and a box per
+/// tool call with its result (without `details`, which the session does not keep: the boxes
+/// fall back to what the result's text says).
+pub fn from_messages(messages: &[Message]) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for message in messages {
+        match message {
+            Message::User { content } => {
+                let text = join_text(content);
+                if !text.trim().is_empty() {
+                    entries.push(Entry::User(text));
+                }
+            }
+            Message::Assistant(answer) => {
+                for part in &answer.content {
+                    match part {
+                        AssistantPart::Text { text } if !text.trim().is_empty() => {
+                            entries.push(Entry::Assistant(text.clone()));
+                        }
+                        AssistantPart::ToolCall(call) => {
+                            entries.push(Entry::Tool(Box::new(ToolBox::new(call.clone()))));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Message::ToolResult(result) => {
+                let found = entries.iter_mut().rev().find_map(|entry| match entry {
+                    Entry::Tool(tool) if tool.call.id == result.tool_call_id => Some(tool),
+                    _ => None,
+                });
+                if let Some(tool) = found {
+                    tool.result = Some(ToolCallResult {
+                        tool_call_id: result.tool_call_id.clone(),
+                        tool_name: result.tool_name.clone(),
+                        content: result.content.clone(),
+                        details: None,
+                        is_error: result.is_error,
+                        truncated: false,
+                        duration: std::time::Duration::ZERO,
+                    });
+                }
+            }
+        }
+    }
+    entries
+}
+
+fn join_text(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::{BoxView, THEME, ViewOptions, arg, bold, default_title, output_lines};
+use super::{BoxView, EXPANDED_LINES, THEME, ViewOptions, arg, bold, default_title, output_lines};
 use crate::tui::text::{clean, one_line};
 use crate::tui::transcript::ToolBox;
 
@@ -87,6 +87,7 @@ fn read(tool: &ToolBox) -> BoxView {
         title: title("Read", arg(&tool.args, "path"), range),
         body,
         tail_first: false,
+        skipped: 0,
     }
 }
 
@@ -123,6 +124,7 @@ fn write(tool: &ToolBox) -> BoxView {
         title: title("Write", arg(&tool.args, "path"), extra),
         body,
         tail_first: false,
+        skipped: 0,
     }
 }
 
@@ -156,6 +158,7 @@ fn edit(tool: &ToolBox) -> BoxView {
         title: title("Edit", arg(&tool.args, "path"), extra),
         body,
         tail_first: false,
+        skipped: 0,
     }
 }
 
@@ -163,6 +166,7 @@ fn edit(tool: &ToolBox) -> BoxView {
 fn bash(tool: &ToolBox) -> BoxView {
     let command = arg(&tool.args, "command");
     let mut body: Vec<Line<'static>> = Vec::new();
+    let mut skipped = 0;
     match &tool.result {
         None => {
             // Output that ends in a newline leaves an empty last piece: not a line yet.
@@ -170,7 +174,9 @@ fn bash(tool: &ToolBox) -> BoxView {
                 Some((last, before)) if last.is_empty() => before,
                 _ => &tool.partial[..],
             };
-            body.extend(shown.iter().map(|line| Line::from(clean(line))));
+            // A running box shows its tail: no more than an expanded box would.
+            skipped = shown.len().saturating_sub(EXPANDED_LINES);
+            body.extend(shown[skipped..].iter().map(|line| Line::from(clean(line))));
         }
         Some(result) => {
             let text = result.text();
@@ -203,6 +209,7 @@ fn bash(tool: &ToolBox) -> BoxView {
         ]),
         body,
         tail_first: true,
+        skipped,
     }
 }
 
@@ -244,6 +251,7 @@ fn search(tool: &ToolBox, name: &str, count_key: &str) -> BoxView {
         title: title(name, &subject, extra),
         body,
         tail_first: false,
+        skipped: 0,
     }
 }
 
@@ -276,6 +284,7 @@ fn mcp(tool: &ToolBox, rest: &str) -> BoxView {
         ]),
         body,
         tail_first: tool.is_running(),
+        skipped: 0,
     }
 }
 
@@ -289,5 +298,6 @@ fn titled(tool: &ToolBox, name: &str, subject: &str) -> BoxView {
         title,
         body: output_lines(tool),
         tail_first: tool.is_running(),
+        skipped: 0,
     }
 }

@@ -79,6 +79,8 @@ pub struct BoxView {
     pub body: Vec<Line<'static>>,
     /// Whether the body's tail matters more than its head (a running command's output).
     pub tail_first: bool,
+    /// Lines before `body` the renderer left out (a long output's head no box would show).
+    pub skipped: usize,
 }
 
 /// The view of `tool`.
@@ -108,6 +110,7 @@ fn default_view(tool: &ToolBox) -> BoxView {
         title: default_title(tool),
         body: output_lines(tool),
         tail_first: tool.is_running(),
+        skipped: 0,
     }
 }
 
@@ -151,6 +154,7 @@ fn custom_view(tool: &ToolBox, options: ViewOptions) -> BoxView {
         title,
         body,
         tail_first: tool.is_running(),
+        skipped: 0,
     }
 }
 

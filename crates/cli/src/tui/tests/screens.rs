@@ -373,3 +373,39 @@ async fn real_javascript_renderers_draw_throw_and_time_out() {
     }
     assert_snapshot!(screen(&app, 100, 30));
 }
+
+#[test]
+fn a_resumed_conversation_is_drawn_again() {
+    use toolhost_core::conversation::{
+        AssistantMessage, AssistantPart, Message, StopReason, ToolResultMessage,
+    };
+    let answer = |parts| {
+        Message::Assistant(AssistantMessage {
+            content: parts,
+            stop_reason: StopReason::EndTurn,
+            usage: Usage::default(),
+            model: None,
+        })
+    };
+    let messages = vec![
+        Message::user("what is in notes.txt?"),
+        answer(vec![AssistantPart::ToolCall(call(
+            "c1",
+            "Read",
+            json!({"path": "notes.txt"}),
+        ))]),
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: "c1".into(),
+            tool_name: "Read".into(),
+            content: vec![toolhost_core::ContentBlock::text("1\thello")],
+            is_error: false,
+        }),
+        answer(vec![AssistantPart::Text {
+            text: "It says *hello*.".into(),
+        }]),
+    ];
+    let mut app = app();
+    app.transcript
+        .extend(crate::tui::transcript::from_messages(&messages));
+    assert_snapshot!(screen(&app, 60, 14));
+}
