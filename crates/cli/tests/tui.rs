@@ -131,19 +131,25 @@ impl Drop for Screen {
     }
 }
 
+/// A tool whose box updates while it runs: it reports "asking the sky" and waits until the
+/// test creates `go` in the workspace, so the screen is checked in both states, untimed.
 const WEATHER_TOOL: &str = r#"
+import { readFile } from "node:fs/promises";
+
 export default (api) => ({
   name: "weather",
   description: "The weather in a city",
   parameters: api.typebox.Object({ city: api.typebox.String() }),
   async execute(id, params, onUpdate) {
     onUpdate({ content: [{ type: "text", text: "asking the sky" }] });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (;;) {
+      try { await readFile("go"); break; } catch { await new Promise((resolve) => setTimeout(resolve, 50)); }
+    }
     return { content: [{ type: "text", text: `sunny in ${params.city}` }], details: { sky: "sunny" } };
   },
   renderCall: (args, theme) => [[theme.fg("accent", "☁ forecast for "), theme.bold(args.city)]],
   renderResult: (result, options, theme) => options.isPartial
-    ? [theme.fg("warning", "the sky is thinking…")]
+    ? [theme.fg("warning", `the sky is thinking: ${result.content[0].text}`)]
     : [[theme.fg("success", `${result.details.sky} skies`), " (drawn by weather.js)"]],
 });
 "#;
@@ -214,8 +220,11 @@ fn full_screen_chat_answers_approves_renders_switches_mode_and_cancels() {
         "# my own settings\n[permissions]\nallow = [\"weather\", \"Write(/notes.txt)\"]\n"
     );
 
-    // A custom tool's box is drawn by its own renderer.
+    // A custom tool's box is drawn by its own renderer, updated while it runs.
     screen.type_keys("what is the weather?\r");
+    let running = screen.wait_for(&["☁ forecast for Oslo", "the sky is thinking: asking the sky"]);
+    assert!(!running.contains("sunny skies"), "{running}");
+    write_file(dirs.workspace.join("go"), "");
     screen.wait_for(&[
         "☁ forecast for Oslo",
         "sunny skies (drawn by weather.js)",

@@ -75,6 +75,8 @@ pub struct Status {
     pub context_tokens: u64,
     /// The model's context window, when configured.
     pub context_window: Option<u64>,
+    /// What a custom tool put in the status line (`api.ui.setStatus`).
+    pub tool_status: Option<String>,
 }
 
 /// The chat's state.
@@ -125,6 +127,11 @@ impl App {
     /// A key: the open dialog's, else the chat's own (Esc, Ctrl-C, Ctrl-D, Shift-Tab,
     /// Ctrl-O, paging), else the input box's.
     pub fn key(&mut self, key: KeyEvent) -> Vec<Action> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        // Ctrl-C cancels the turn even over a dialog (its call is abandoned with it).
+        if ctrl && key.code == KeyCode::Char('c') && self.busy {
+            return vec![Action::CancelTurn];
+        }
         if let Some(dialog) = self.dialogs.front_mut() {
             let outcome = dialog.key(key);
             if outcome != DialogOutcome::Open {
@@ -139,7 +146,6 @@ impl App {
                 }
             };
         }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc if self.busy => return vec![Action::CancelTurn],
             KeyCode::Char('c') if ctrl => {
@@ -305,6 +311,7 @@ impl App {
     /// The turn (or command) ended; `outcome` when it was a turn, `text` what a command said.
     pub fn turn_ended(&mut self, outcome: Option<RunOutcome>, text: Option<String>) {
         self.busy = false;
+        self.dialogs.retain(|dialog| !dialog.is_abandoned());
         match outcome {
             Some(RunOutcome::Answered { .. } | RunOutcome::Stopped { .. }) | None => {}
             Some(RunOutcome::Cancelled) => self.notice(NoticeKind::Warning, "turn cancelled"),

@@ -131,7 +131,9 @@ impl ApprovalDialog {
                 KeyCode::Backspace => {
                     denial.pop();
                 }
-                KeyCode::Char(c) => denial.push(c),
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    denial.push(c);
+                }
                 _ => {}
             }
             return DialogOutcome::Open;
@@ -279,6 +281,15 @@ impl PendingDialog {
 }
 
 impl Dialog {
+    /// Whether nobody waits for the answer any more (the call was cancelled).
+    pub fn is_abandoned(&self) -> bool {
+        match self {
+            Self::Approval(dialog) => dialog.reply.as_ref().is_none_or(oneshot::Sender::is_closed),
+            Self::Question(dialog) => dialog.reply.as_ref().is_none_or(oneshot::Sender::is_closed),
+            Self::Pending(_) => false,
+        }
+    }
+
     /// Handles a key.
     pub fn key(&mut self, key: KeyEvent) -> DialogOutcome {
         match self {

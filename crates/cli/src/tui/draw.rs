@@ -317,6 +317,12 @@ pub fn status_line(app: &App) -> Line<'static> {
         _ => format!(" · context {}", status.context_tokens),
     };
     spans.push(Span::styled(context, muted));
+    if let Some(said) = &status.tool_status {
+        spans.push(Span::styled(
+            format!(" · {}", text::one_line(said, 40)),
+            muted,
+        ));
+    }
     spans.push(Span::styled(" · shift+tab mode · ctrl+o expand", muted));
     Line::from(spans)
 }

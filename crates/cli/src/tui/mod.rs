@@ -307,6 +307,10 @@ fn handle(app: &mut App, screen: &Screen, event: UiEvent) -> Vec<Action> {
                 .push_back(Dialog::Question(QuestionDialog::new(request, reply)));
             Vec::new()
         }
+        UiEvent::Notify(message, level) if level == "status" => {
+            app.status.tool_status = Some(message);
+            Vec::new()
+        }
         UiEvent::Notify(message, level) => {
             let kind = match level.as_str() {
                 "error" => NoticeKind::Error,

@@ -409,3 +409,33 @@ fn a_resumed_conversation_is_drawn_again() {
         .extend(crate::tui::transcript::from_messages(&messages));
     assert_snapshot!(screen(&app, 60, 14));
 }
+
+#[test]
+fn tiny_and_huge_screens_draw_without_panicking() {
+    let mut app = app();
+    app.agent_event(start("Bash", "c1", json!({"command": "echo 日本語"})));
+    app.agent_event(update("c1", "日本語のテキスト\n"));
+    app.agent_event(AgentEvent::TextDelta {
+        text: "a long line ".repeat(50),
+    });
+    let _answer = open_approval(&mut app);
+    typed(&mut app, "typed while the dialog is open");
+    for (width, height) in [(1, 1), (3, 2), (8, 4), (20, 6), (300, 120)] {
+        screen(&app, width, height);
+    }
+}
+
+#[test]
+fn ctrl_c_cancels_the_turn_over_a_dialog_whose_call_is_then_dropped() {
+    let mut app = app();
+    app.busy = true;
+    let answer = open_approval(&mut app);
+    assert_eq!(app.key(ctrl('c')), vec![Action::CancelTurn]);
+    drop(answer);
+    app.turn_ended(
+        Some(toolhost_agent::agent_loop::RunOutcome::Cancelled),
+        None,
+    );
+    assert!(app.dialogs.is_empty());
+    assert!(screen(&app, 60, 10).contains("turn cancelled"));
+}
