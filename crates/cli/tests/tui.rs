@@ -3,8 +3,9 @@
 //! turns the bytes into the screen a person would see. A scripted mock model on 127.0.0.1
 //! answers. Checked: an answer drawn from Markdown, a Write approved in the dialog with
 //! "allow always" (the file written, the rule in `.toolhost/config.local.toml`), a custom
-//! JavaScript tool's box drawn by its own renderer while it streams and when it is done,
-//! Shift-Tab switching the mode, Esc cancelling a turn, and Ctrl-D leaving with the session.
+//! JavaScript tool asking through `api.ui`, its box drawn by its own renderer while it runs and
+//! when it is done, the pending action it proposed applied, Shift-Tab switching the mode, Esc
+//! cancelling a turn, and Ctrl-D leaving with the session.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -131,8 +132,9 @@ impl Drop for Screen {
     }
 }
 
-/// A tool whose box updates while it runs: it reports "asking the sky" and waits until the
-/// test creates `go` in the workspace, so the screen is checked in both states, untimed.
+/// A tool that asks through `api.ui` (real here: `hasUI` is true), whose box updates while it
+/// runs (it reports "asking the sky" and waits until the test creates `go` in the workspace,
+/// so the screen is checked in both states, untimed), and that proposes a pending action.
 const WEATHER_TOOL: &str = r#"
 import { readFile } from "node:fs/promises";
 
@@ -141,10 +143,15 @@ export default (api) => ({
   description: "The weather in a city",
   parameters: api.typebox.Object({ city: api.typebox.String() }),
   async execute(id, params, onUpdate) {
-    onUpdate({ content: [{ type: "text", text: "asking the sky" }] });
+    const shared = api.hasUI && await api.ui.confirm("Share your city?", `The forecast needs ${params.city}.`);
+    onUpdate({ content: [{ type: "text", text: `asking the sky (shared: ${shared})` }] });
     for (;;) {
       try { await readFile("go"); break; } catch { await new Promise((resolve) => setTimeout(resolve, 50)); }
     }
+    api.pushPendingAction({
+      label: "Save the forecast", description: `sunny in ${params.city}`, sourceToolName: "weather",
+      apply: () => "saved the forecast", reject: () => "dropped the forecast",
+    });
     return { content: [{ type: "text", text: `sunny in ${params.city}` }], details: { sky: "sunny" } };
   },
   renderCall: (args, theme) => [[theme.fg("accent", "☁ forecast for "), theme.bold(args.city)]],
@@ -220,14 +227,26 @@ fn full_screen_chat_answers_approves_renders_switches_mode_and_cancels() {
         "# my own settings\n[permissions]\nallow = [\"weather\", \"Write(/notes.txt)\"]\n"
     );
 
-    // A custom tool's box is drawn by its own renderer, updated while it runs.
+    // A custom tool asks in a dialog; its box is drawn by its own renderer, updated while it
+    // runs; the action it proposes is applied when the user says so.
     screen.type_keys("what is the weather?\r");
-    let running = screen.wait_for(&["☁ forecast for Oslo", "the sky is thinking: asking the sky"]);
+    screen.wait_for(&["Share your city?", "The forecast needs Oslo."]);
+    screen.type_keys("y");
+    let running = screen.wait_for(&[
+        "☁ forecast for Oslo",
+        "the sky is thinking: asking the sky (shared: true)",
+    ]);
     assert!(!running.contains("sunny skies"), "{running}");
     write_file(dirs.workspace.join("go"), "");
     screen.wait_for(&[
-        "☁ forecast for Oslo",
+        "apply this change?",
+        "pending Save the forecast · from weather",
+        "[a] apply   [d] discard",
+    ]);
+    screen.type_keys("a");
+    screen.wait_for(&[
         "sunny skies (drawn by weather.js)",
+        "applied: saved the forecast",
         "It is sunny.",
     ]);
 
