@@ -123,10 +123,12 @@ async fn chat(
     )?;
     if full_screen {
         session.agent().session_event(SessionEvent::Start).await;
-        let log = home.map(|home| home.join(".toolhost").join("logs").join("chat.log"));
-        if let Some(log) = &log {
-            let _ = crate::logging::to_file(log);
-        }
+        // Warnings must not be written over the screen.
+        let log = home.map_or_else(
+            || std::env::temp_dir().join("toolhost-chat.log"),
+            |home| home.join(".toolhost").join("logs").join("chat.log"),
+        );
+        let _ = crate::logging::to_file(&log);
         let ran = tui::run(session, screen, screen_events, screen_inbox).await;
         crate::logging::to_stderr();
         let (session, total) = ran?;

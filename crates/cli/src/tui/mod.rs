@@ -14,6 +14,7 @@ mod bridge;
 pub mod dialog_view;
 pub mod dialogs;
 pub mod draw;
+mod events;
 pub mod input;
 pub mod local_rules;
 pub mod markdown;
@@ -31,24 +32,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::event::{self, Event};
 use ratatui::layout::Rect;
 use ratatui::{DefaultTerminal, Terminal, TerminalOptions, Viewport};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use toolhost_agent::agent_loop::{AgentEvent, RunOutcome};
-use toolhost_agent::chat::{ChatInput, ChatSession};
-use toolhost_core::ToolOutput;
+use toolhost_agent::chat::ChatSession;
 use toolhost_core::conversation::Usage;
 use toolhost_core::permission::{ApprovalAnswer, ApprovalRequest, Approver, PermissionPolicy};
-use toolhost_script::{RenderOptions, Rendering, ScriptHost, ScriptTool, UiRequest};
+use toolhost_script::{Rendering, ScriptHost, ScriptTool, UiRequest};
 
-use app::{Action, App, Hook};
-use dialogs::{ApprovalDialog, Dialog, QuestionDialog};
-use renderers::THEME;
+use app::{App, Hook};
 use session_task::SessionCommand;
-use transcript::{NoticeKind, PendingState};
+use transcript::NoticeKind;
 
 /// How often the spinner turns while something runs.
 const TICK: Duration = Duration::from_millis(100);
@@ -274,8 +272,8 @@ async fn screen_loop(
             app.tick();
         }
         for event in batch {
-            for action in handle(app, screen, event) {
-                act(app, screen, events, commands, &mut turn, action);
+            for action in events::handle(app, screen, event) {
+                events::act(app, screen, events, commands, &mut turn, action);
             }
         }
         terminal.draw(|frame| draw::draw(frame, app, &mut cache))?;
@@ -284,210 +282,4 @@ async fn screen_loop(
         turn.cancel();
     }
     Ok(())
-}
-
-/// One event into the state; what it asks for.
-fn handle(app: &mut App, screen: &Screen, event: UiEvent) -> Vec<Action> {
-    match event {
-        UiEvent::Agent(event) => {
-            let ended = matches!(*event, AgentEvent::ToolCallEnd { .. });
-            let actions = app.agent_event(*event);
-            if ended {
-                app.pending_actions(screen.host.take_pending_actions());
-            }
-            actions
-        }
-        UiEvent::Approval(request, reply) => {
-            app.dialogs
-                .push_back(Dialog::Approval(ApprovalDialog::new(request, reply)));
-            Vec::new()
-        }
-        UiEvent::Question(request, reply) => {
-            app.dialogs
-                .push_back(Dialog::Question(QuestionDialog::new(request, reply)));
-            Vec::new()
-        }
-        UiEvent::Notify(message, level) if level == "status" => {
-            app.status.tool_status = Some(message);
-            Vec::new()
-        }
-        UiEvent::Notify(message, level) => {
-            let kind = match level.as_str() {
-                "error" => NoticeKind::Error,
-                "warning" => NoticeKind::Warning,
-                _ => NoticeKind::Info,
-            };
-            app.notice(kind, message);
-            Vec::new()
-        }
-        UiEvent::Rendered {
-            call_id,
-            hook,
-            rendering,
-        } => app.rendered(&call_id, hook, rendering),
-        UiEvent::Resolved {
-            id,
-            applied,
-            outcome,
-        } => {
-            app.set_pending(
-                id,
-                match (outcome, applied) {
-                    (Ok(said), true) => PendingState::Applied(said),
-                    (Ok(_), false) => PendingState::Discarded,
-                    (Err(error), _) => PendingState::Failed(error),
-                },
-            );
-            Vec::new()
-        }
-        UiEvent::TurnEnded { outcome, text } => {
-            app.turn_ended(outcome, text);
-            Vec::new()
-        }
-        UiEvent::Terminal(Event::Key(key)) if key.kind != KeyEventKind::Release => app.key(key),
-        UiEvent::Terminal(Event::Paste(text)) => {
-            app.paste(&text);
-            Vec::new()
-        }
-        UiEvent::Terminal(_) => Vec::new(),
-    }
-}
-
-/// Does what the state asked for.
-fn act(
-    app: &mut App,
-    screen: &Screen,
-    events: &mpsc::UnboundedSender<UiEvent>,
-    commands: &mpsc::UnboundedSender<SessionCommand>,
-    turn: &mut Option<CancellationToken>,
-    action: Action,
-) {
-    match action {
-        Action::Submit(line) => {
-            if ChatInput::parse(&line) == ChatInput::Clear {
-                app.transcript.clear();
-            }
-            let token = CancellationToken::new();
-            *turn = Some(token.clone());
-            let _ = commands.send(SessionCommand::Line(line, token));
-        }
-        Action::CancelTurn => {
-            if let Some(token) = turn.take() {
-                token.cancel();
-                app.notice(NoticeKind::Warning, "cancelling the turn…");
-            }
-        }
-        Action::SwitchMode(mode) => {
-            screen.policy.set_mode(mode);
-            let _ = commands.send(SessionCommand::SwitchMode(mode));
-            app.notice(
-                NoticeKind::Info,
-                format!(
-                    "mode: {mode} (approvals at once; the tools offered follow from the next turn)"
-                ),
-            );
-        }
-        Action::RememberRules(rules) => {
-            let path = local_rules::local_config(&screen.workspace);
-            let listed = rules
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            match local_rules::remember(&path, &rules) {
-                Ok(_) => app.notice(
-                    NoticeKind::Info,
-                    format!("allowed always: {listed} (added to {})", path.display()),
-                ),
-                Err(error) => app.notice(
-                    NoticeKind::Error,
-                    format!("allowed for this session only: {error}"),
-                ),
-            }
-        }
-        Action::Render { call_id, hook } => spawn_render(app, screen, events, call_id, hook),
-        Action::Resolve(action, apply) => {
-            let tool = screen
-                .scripts
-                .iter()
-                .find(|tool| tool.runs_module(&action.module))
-                .cloned();
-            let events = events.clone();
-            tokio::spawn(async move {
-                let outcome = match tool {
-                    Some(tool) => tool.resolve_pending_action(action.id, apply).await,
-                    None => Err("the tool that proposed it is no longer loaded".to_owned()),
-                };
-                let _ = events.send(UiEvent::Resolved {
-                    id: action.id,
-                    applied: apply,
-                    outcome,
-                });
-            });
-        }
-        Action::Quit => app.quit = true,
-    }
-}
-
-/// Runs a render hook on its own task; its drawing comes back as [`UiEvent::Rendered`].
-fn spawn_render(
-    app: &App,
-    screen: &Screen,
-    events: &mpsc::UnboundedSender<UiEvent>,
-    call_id: String,
-    hook: Hook,
-) {
-    let Some(tool_box) = app.tool(&call_id) else {
-        return;
-    };
-    let Some(tool) = screen
-        .scripts
-        .iter()
-        .find(|tool| tool.name() == tool_box.call.name)
-        .cloned()
-    else {
-        return;
-    };
-    let args = tool_box.args.clone();
-    let (output, options) = match (&tool_box.result, &tool_box.last_update) {
-        (Some(result), _) => (
-            ToolOutput {
-                content: result.content.clone(),
-                details: result.details.clone(),
-                is_error: result.is_error,
-            },
-            RenderOptions {
-                expanded: app.expanded,
-                is_partial: false,
-                spinner_frame: None,
-            },
-        ),
-        (None, Some(update)) => (
-            ToolOutput {
-                content: update.content.clone(),
-                details: update.details.clone(),
-                is_error: false,
-            },
-            RenderOptions {
-                expanded: app.expanded,
-                is_partial: true,
-                spinner_frame: Some(app.spinner_frame),
-            },
-        ),
-        (None, None) if hook == Hook::Result => return,
-        (None, None) => (ToolOutput::text(""), RenderOptions::default()),
-    };
-    let events = events.clone();
-    tokio::spawn(async move {
-        let theme = THEME.as_json();
-        let rendering = match hook {
-            Hook::Call => tool.render_call(&args, &theme).await,
-            Hook::Result => tool.render_result(&output, options, &theme, &args).await,
-        };
-        let _ = events.send(UiEvent::Rendered {
-            call_id,
-            hook,
-            rendering,
-        });
-    });
 }
