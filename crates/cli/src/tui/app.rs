@@ -106,6 +106,8 @@ pub struct App {
     rendering: Vec<(String, Hook, bool)>,
     /// Whether the chat should end.
     pub quit: bool,
+    /// Counts the times the transcript was cleared (what was drawn before is void).
+    pub epoch: u64,
 }
 
 /// The modes Shift-Tab cycles through.
@@ -116,6 +118,12 @@ const MODE_CYCLE: [PermissionMode; 3] = [
 ];
 
 impl App {
+    /// Empties the transcript (`/clear`).
+    pub fn clear_transcript(&mut self) {
+        self.transcript.clear();
+        self.epoch += 1;
+    }
+
     /// Says something in the transcript.
     pub fn notice(&mut self, kind: NoticeKind, text: impl Into<String>) {
         self.transcript.push(Entry::Notice(Notice {
@@ -258,7 +266,10 @@ impl App {
                 let id = result.tool_call_id.clone();
                 let name = result.tool_name.clone();
                 match self.tool_mut(&id) {
-                    Some(tool) => tool.result = Some(result),
+                    Some(tool) => {
+                        tool.result = Some(result);
+                        tool.revision += 1;
+                    }
                     None => {
                         // A call refused before it started still gets its box.
                         let call = toolhost_core::conversation::ToolCall {
@@ -358,6 +369,7 @@ impl App {
             return Vec::new();
         };
         let name = tool.call.name.clone();
+        tool.revision += 1;
         match rendering {
             Rendering::Custom(tree) => match hook {
                 Hook::Call => tool.custom_call = Some(tree),

@@ -22,10 +22,23 @@ use super::transcript::{Entry, NoticeKind, PendingEntry, PendingState, ToolBox};
 /// Rows of the input box at most (more scrolls inside it).
 const INPUT_ROWS: usize = 8;
 
-/// The Markdown of answers drawn before, by transcript index: the text's length and the
-/// width it was wrapped to, and its rows. Answers only grow, so the length tells a change.
+/// Rows drawn before, by transcript index, kept until their entry changes: an answer's
+/// Markdown (answers only grow, so its length tells a change) and tool boxes (by revision).
 #[derive(Debug, Default)]
-pub struct RowCache(HashMap<usize, (usize, usize, Vec<Line<'static>>)>);
+pub struct RowCache {
+    epoch: u64,
+    answers: HashMap<usize, (usize, usize, Vec<Line<'static>>)>,
+    boxes: HashMap<usize, (BoxKey, Vec<Line<'static>>)>,
+}
+
+/// What a box's rows depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BoxKey {
+    revision: u64,
+    width: usize,
+    expanded: bool,
+    spinner_frame: Option<u32>,
+}
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache) {
@@ -47,6 +60,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache) {
 
 fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area: Rect) {
     let width = usize::from(area.width);
+    if cache.epoch != app.epoch {
+        *cache = RowCache {
+            epoch: app.epoch,
+            ..RowCache::default()
+        };
+    }
     let mut rows: Vec<Line<'static>> = Vec::new();
     let options = ViewOptions {
         expanded: app.expanded,
@@ -66,7 +85,7 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area:
                 }
             }
             Entry::Assistant(answer) => {
-                let cached = cache.0.get(&index);
+                let cached = cache.answers.get(&index);
                 match cached {
                     Some((len, w, lines)) if *len == answer.len() && *w == width => {
                         rows.extend(lines.iter().cloned());
@@ -77,11 +96,26 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area:
                             .flat_map(|line| wrap(line, width))
                             .collect();
                         rows.extend(lines.iter().cloned());
-                        cache.0.insert(index, (answer.len(), width, lines));
+                        cache.answers.insert(index, (answer.len(), width, lines));
                     }
                 }
             }
-            Entry::Tool(tool) => rows.extend(tool_box(tool, options, width)),
+            Entry::Tool(tool) => {
+                let key = BoxKey {
+                    revision: tool.revision,
+                    width,
+                    expanded: options.expanded,
+                    spinner_frame: tool.is_running().then_some(options.spinner_frame),
+                };
+                match cache.boxes.get(&index) {
+                    Some((drawn, lines)) if *drawn == key => rows.extend(lines.iter().cloned()),
+                    _ => {
+                        let lines = tool_box(tool, options, width);
+                        rows.extend(lines.iter().cloned());
+                        cache.boxes.insert(index, (key, lines));
+                    }
+                }
+            }
             Entry::Notice(notice) => {
                 let color = match notice.kind {
                     NoticeKind::Info => THEME.muted,

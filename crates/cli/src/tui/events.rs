@@ -96,7 +96,7 @@ pub(super) fn act(
     match action {
         Action::Submit(line) => {
             if ChatInput::parse(&line) == ChatInput::Clear {
-                app.transcript.clear();
+                app.clear_transcript();
             }
             let token = CancellationToken::new();
             *turn = Some(token.clone());

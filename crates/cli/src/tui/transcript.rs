@@ -61,6 +61,8 @@ pub struct ToolBox {
     pub custom_call: Option<RenderTree>,
     /// The custom renderer's drawing of the (partial) result.
     pub custom_result: Option<RenderTree>,
+    /// Counts the changes, so that a screen can keep the rows it drew until the next one.
+    pub revision: u64,
 }
 
 impl ToolBox {
@@ -76,6 +78,7 @@ impl ToolBox {
             result: None,
             custom_call: None,
             custom_result: None,
+            revision: 0,
         }
     }
 
@@ -104,6 +107,7 @@ impl ToolBox {
             self.partial = text.lines().map(str::to_owned).collect();
         }
         self.last_update = Some(update);
+        self.revision += 1;
     }
 }
 

@@ -439,3 +439,35 @@ fn ctrl_c_cancels_the_turn_over_a_dialog_whose_call_is_then_dropped() {
     assert!(app.dialogs.is_empty());
     assert!(screen(&app, 60, 10).contains("turn cancelled"));
 }
+
+#[test]
+fn rows_kept_between_frames_follow_every_change() {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 20)).unwrap();
+    let mut cache = crate::tui::draw::RowCache::default();
+    let mut app = app();
+    let mut frame = |app: &App| {
+        terminal
+            .draw(|frame| crate::tui::draw::draw(frame, app, &mut cache))
+            .unwrap();
+        buffer_text(terminal.backend().buffer())
+    };
+    app.agent_event(start("Bash", "c1", json!({"command": "make"})));
+    app.agent_event(update("c1", "compiling\n"));
+    assert!(frame(&app).contains("compiling"));
+    app.agent_event(update("c1", "linking\n"));
+    assert!(frame(&app).contains("linking"));
+    app.agent_event(end("Bash", "c1", "built", json!({"exit_code": 0})));
+    let done = frame(&app);
+    assert!(done.contains("✓ Bash") && done.contains("exit 0"), "{done}");
+    app.key(ctrl('o'));
+    assert!(frame(&app).contains("exit 0"));
+    app.clear_transcript();
+    app.agent_event(AgentEvent::TextDelta {
+        text: "fresh".into(),
+    });
+    let cleared = frame(&app);
+    assert!(
+        cleared.contains("fresh") && !cleared.contains("Bash"),
+        "{cleared}"
+    );
+}
