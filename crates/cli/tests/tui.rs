@@ -269,5 +269,13 @@ fn full_screen_chat_answers_approves_renders_switches_mode_and_cancels() {
         "{}",
         screen.all_output()
     );
-    assert_eq!(model.requests().len(), 6);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 6);
+    // The decision on the pending action reached the model with the next message.
+    let last = requests[5].body["messages"].to_string();
+    assert!(
+        last.contains("talk slowly")
+            && last.contains("applied \\\"Save the forecast\\\" (saved the forecast)"),
+        "{last}"
+    );
 }

@@ -108,6 +108,8 @@ pub struct App {
     pub quit: bool,
     /// Counts the times the transcript was cleared (what was drawn before is void).
     pub epoch: u64,
+    /// Pending actions the user decided on, not yet told to the model.
+    decisions: Vec<String>,
 }
 
 /// The modes Shift-Tab cycles through.
@@ -203,12 +205,22 @@ impl App {
                     self.quit = true;
                     return vec![Action::Quit];
                 }
+                let mut sent = text.clone();
                 if !trimmed.starts_with('/') {
                     self.transcript.push(Entry::User(trimmed.to_owned()));
+                    if !self.decisions.is_empty() {
+                        // What the user decided on proposed actions reaches the model with
+                        // the next message (the transcript shows the message alone).
+                        sent = format!(
+                            "{}\n\n[Decided by the user since the last turn: {}]",
+                            trimmed,
+                            std::mem::take(&mut self.decisions).join("; ")
+                        );
+                    }
                 }
                 self.busy = true;
                 self.scroll_back = 0;
-                vec![Action::Submit(text)]
+                vec![Action::Submit(sent)]
             }
             InputOutcome::Edited | InputOutcome::Ignored => Vec::new(),
         }
@@ -345,7 +357,36 @@ impl App {
         }
     }
 
-    /// A pending action was applied or discarded (or failed to be).
+    /// A pending action was applied or discarded: its box says so, and the model is told
+    /// with the next message.
+    pub fn resolved(&mut self, id: u32, applied: bool, outcome: Result<Option<String>, String>) {
+        let label = self
+            .transcript
+            .iter()
+            .find_map(|entry| match entry {
+                Entry::Pending(pending) if pending.action.id == id => pending.action.label.clone(),
+                _ => None,
+            })
+            .unwrap_or_else(|| format!("action {id}"));
+        let (state, note) = match (outcome, applied) {
+            (Ok(said), true) => {
+                let note = match &said {
+                    Some(said) => format!("applied \"{label}\" ({said})"),
+                    None => format!("applied \"{label}\""),
+                };
+                (PendingState::Applied(said), note)
+            }
+            (Ok(_), false) => (PendingState::Discarded, format!("discarded \"{label}\"")),
+            (Err(error), _) => {
+                let note = format!("\"{label}\" could not be resolved: {error}");
+                (PendingState::Failed(error), note)
+            }
+        };
+        self.set_pending(id, state);
+        self.decisions.push(note);
+    }
+
+    /// A pending action's state.
     pub fn set_pending(&mut self, id: u32, state: PendingState) {
         for entry in &mut self.transcript {
             if let Entry::Pending(pending) = entry

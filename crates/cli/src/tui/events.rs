@@ -14,7 +14,7 @@ use super::app::{Action, App, Hook};
 use super::dialogs::{ApprovalDialog, Dialog, QuestionDialog};
 use super::renderers::THEME;
 use super::session_task::SessionCommand;
-use super::transcript::{NoticeKind, PendingState};
+use super::transcript::NoticeKind;
 use super::{Screen, UiEvent, local_rules};
 
 /// One event into the state; what it asks for.
@@ -61,14 +61,7 @@ pub(super) fn handle(app: &mut App, screen: &Screen, event: UiEvent) -> Vec<Acti
             applied,
             outcome,
         } => {
-            app.set_pending(
-                id,
-                match (outcome, applied) {
-                    (Ok(said), true) => PendingState::Applied(said),
-                    (Ok(_), false) => PendingState::Discarded,
-                    (Err(error), _) => PendingState::Failed(error),
-                },
-            );
+            app.resolved(id, applied, outcome);
             Vec::new()
         }
         UiEvent::TurnEnded { outcome, text } => {

@@ -15,7 +15,7 @@ use super::*;
 use crate::tui::app::{Action, Hook};
 use crate::tui::dialogs::{ApprovalDialog, Dialog, QuestionDialog};
 use crate::tui::renderers::THEME;
-use crate::tui::transcript::{Entry, PendingState};
+use crate::tui::transcript::Entry;
 
 #[test]
 fn a_streamed_answer_is_drawn_as_markdown_under_the_message() {
@@ -228,8 +228,17 @@ fn a_pending_action_shows_its_preview_and_is_resolved_by_the_users_decision() {
         app.key(key(KeyCode::Char('a'))),
         vec![Action::Resolve(action, true)]
     );
-    app.set_pending(7, PendingState::Applied(Some("renamed".into())));
+    app.resolved(7, true, Ok(Some("renamed".into())));
     assert!(screen(&app, 80, 30).contains("applied: renamed"));
+    // The model learns of the decision with the next message; the transcript shows the message.
+    typed(&mut app, "thanks");
+    assert_eq!(
+        app.key(key(KeyCode::Enter)),
+        vec![Action::Submit(
+            "thanks\n\n[Decided by the user since the last turn: applied \"Rename foo to bar\" (renamed)]".into()
+        )]
+    );
+    assert!(matches!(app.transcript.last(), Some(Entry::User(text)) if text == "thanks"));
 }
 
 #[test]
