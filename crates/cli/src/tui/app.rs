@@ -247,7 +247,7 @@ impl App {
                 _ => self.transcript.push(Entry::Assistant(text)),
             },
             AgentEvent::ResponseRestarted => {
-                if let Some(Entry::Assistant(_)) = self.transcript.last() {
+                while let Some(Entry::Assistant(_) | Entry::Reasoning(_)) = self.transcript.last() {
                     self.transcript.pop();
                 }
             }
@@ -324,9 +324,11 @@ impl App {
                 ),
             },
             AgentEvent::RunEnd { usage, .. } => self.status.usage += usage,
-            AgentEvent::TurnStart { .. }
-            | AgentEvent::ReasoningDelta { .. }
-            | AgentEvent::RetryEnd { .. } => {}
+            AgentEvent::ReasoningDelta { text } => match self.transcript.last_mut() {
+                Some(Entry::Reasoning(thought)) => thought.push_str(&text),
+                _ => self.transcript.push(Entry::Reasoning(text)),
+            },
+            AgentEvent::TurnStart { .. } | AgentEvent::RetryEnd { .. } => {}
         }
         Vec::new()
     }

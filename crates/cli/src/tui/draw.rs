@@ -116,6 +116,28 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area:
                     }
                 }
             }
+            Entry::Reasoning(thought) => {
+                let style = Style::default()
+                    .fg(THEME.muted)
+                    .add_modifier(Modifier::ITALIC);
+                let lines = thought.trim().lines().count();
+                rows.extend(wrap(
+                    &Line::from(Span::styled(
+                        if app.expanded {
+                            "∴ thinking".to_owned()
+                        } else {
+                            format!("∴ thinking ({lines} lines, ctrl+o to show)")
+                        },
+                        style,
+                    )),
+                    width,
+                ));
+                if app.expanded {
+                    for line in plain_lines(thought.trim(), style) {
+                        rows.extend(wrap(&line, width));
+                    }
+                }
+            }
             Entry::Notice(notice) => {
                 let color = match notice.kind {
                     NoticeKind::Info => THEME.muted,

@@ -16,6 +16,8 @@ pub enum Entry {
     User(String),
     /// The model's answer, as Markdown, growing while it streams.
     Assistant(String),
+    /// The model's reasoning, when the provider shows it: folded to one line until expanded.
+    Reasoning(String),
     /// A tool call and what became of it.
     Tool(Box<ToolBox>),
     /// Something the chat says (command output, errors, a renderer that failed).

@@ -480,3 +480,26 @@ fn rows_kept_between_frames_follow_every_change() {
         "{cleared}"
     );
 }
+
+#[test]
+fn reasoning_is_folded_until_expanded_and_a_restarted_response_is_dropped() {
+    let mut app = app();
+    app.agent_event(AgentEvent::ReasoningDelta {
+        text: "first, look at ".into(),
+    });
+    app.agent_event(AgentEvent::ReasoningDelta {
+        text: "the tests".into(),
+    });
+    app.agent_event(AgentEvent::TextDelta {
+        text: "Done.".into(),
+    });
+    let folded = screen(&app, 60, 12);
+    assert!(
+        folded.contains("∴ thinking (1 lines, ctrl+o to show)") && !folded.contains("the tests"),
+        "{folded}"
+    );
+    app.key(ctrl('o'));
+    assert!(screen(&app, 60, 12).contains("first, look at the tests"));
+    app.agent_event(AgentEvent::ResponseRestarted);
+    assert!(app.transcript.is_empty());
+}
