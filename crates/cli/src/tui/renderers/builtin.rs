@@ -132,19 +132,18 @@ fn write(tool: &ToolBox) -> BoxView {
 fn edit(tool: &ToolBox) -> BoxView {
     let extra = number(details(tool), "replacements")
         .map(|n| format!("{n} replacement{}", if n == 1 { "" } else { "s" }));
-    let mut body = Vec::new();
-    for line in arg(&tool.args, "old_string").lines() {
-        body.push(Line::from(Span::styled(
-            format!("- {}", clean(line)),
-            Style::default().fg(THEME.error),
-        )));
-    }
-    for line in arg(&tool.args, "new_string").lines() {
-        body.push(Line::from(Span::styled(
-            format!("+ {}", clean(line)),
-            Style::default().fg(THEME.success),
-        )));
-    }
+    let mut body: Vec<Line<'static>> =
+        line_diff(arg(&tool.args, "old_string"), arg(&tool.args, "new_string"))
+            .into_iter()
+            .map(|(mark, line)| {
+                let style = match mark {
+                    '-' => Style::default().fg(THEME.error),
+                    '+' => Style::default().fg(THEME.success),
+                    _ => Style::default().fg(THEME.muted),
+                };
+                Line::from(Span::styled(format!("{mark} {}", clean(line)), style))
+            })
+            .collect();
     if let Some(result) = tool.result.as_ref().filter(|result| result.is_error) {
         body.insert(
             0,
@@ -300,4 +299,44 @@ fn titled(tool: &ToolBox, name: &str, subject: &str) -> BoxView {
         tail_first: tool.is_running(),
         skipped: 0,
     }
+}
+
+/// Lines of `before` and `after` longer than this are diffed as a whole block (removed, then
+/// added): the table below grows with the product of the two.
+const DIFF_LINES: usize = 400;
+
+/// A line diff (longest common subsequence): `' '` for a kept line, `'-'` removed, `'+'` added.
+fn line_diff<'a>(before: &'a str, after: &'a str) -> Vec<(char, &'a str)> {
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    if old.len() > DIFF_LINES || new.len() > DIFF_LINES {
+        let removed = old.iter().map(|line| ('-', *line));
+        return removed.chain(new.iter().map(|line| ('+', *line))).collect();
+    }
+    // common[i][j]: the longest common subsequence of old[i..] and new[j..].
+    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut diff) = (0, 0, Vec::new());
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
+            diff.push((' ', old[i]));
+            i += 1;
+            j += 1;
+        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
+            diff.push(('-', old[i]));
+            i += 1;
+        } else {
+            diff.push(('+', new[j]));
+            j += 1;
+        }
+    }
+    diff
 }

@@ -23,7 +23,7 @@ fn read_shows_the_path_and_the_line_range() {
 fn edit_shows_a_coloured_diff() {
     let tool = done(
         "Edit",
-        json!({"path": "src/main.rs", "old_string": "let x = 1;\nlet y = 2;", "new_string": "let x = 10;"}),
+        json!({"path": "src/main.rs", "old_string": "fn main() {\n    let x = 1;\n    let y = 2;\n}", "new_string": "fn main() {\n    let x = 10;\n}"}),
         "Edited src/main.rs",
         json!({"replacements": 1}),
     );
@@ -35,8 +35,9 @@ fn edit_shows_a_coloured_diff() {
             .find(|span| span.content.contains(text))
             .and_then(|span| span.style.fg)
     };
-    assert_eq!(colour_of("- let y = 2;"), Some(Color::Red));
-    assert_eq!(colour_of("+ let x = 10;"), Some(Color::Green));
+    assert_eq!(colour_of("-     let y = 2;"), Some(Color::Red));
+    assert_eq!(colour_of("+     let x = 10;"), Some(Color::Green));
+    assert_eq!(colour_of("  fn main() {"), Some(Color::DarkGray));
 }
 
 #[test]
