@@ -3,6 +3,7 @@
 mod approval;
 mod commands;
 mod logging;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
