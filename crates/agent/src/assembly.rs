@@ -157,6 +157,8 @@ impl<'a> AgentSetup<'a> {
                 return Err(error);
             }
         };
+        // Sub-agents take their tools from what this agent is offered (after `--tools`).
+        tools.subagents.offer_from(&offered);
         let for_mode = offered.for_mode(self.permissions.mode());
         let prompt =
             SystemPromptInputs::gather(self.workspace, self.home.as_deref(), for_mode.names())
@@ -167,7 +169,8 @@ impl<'a> AgentSetup<'a> {
             .unwrap_or(DEFAULT_MAX_ITERATIONS);
         let mut agent = AgentLoop::new(provider, Arc::new(for_mode), prompt.render())
             .max_iterations(max_iterations)
-            .max_output_tokens(chosen.entry.max_output_tokens);
+            .max_output_tokens(chosen.entry.max_output_tokens)
+            .inbox(tools.subagents.inbox());
         if let Some(share) = self.config.agent_settings.compact_at {
             agent = agent.compact_at(share);
         }

@@ -178,6 +178,49 @@ impl RecordedSession {
         })
     }
 
+    /// A sub-agent's new session in the store at `path`, a child of `parent` spawned by its
+    /// call `call_id`, titled `title`, with what its turns run with recorded first.
+    pub fn create_child(
+        path: &Path,
+        workspace: &Path,
+        parent: Option<&SessionId>,
+        call_id: &str,
+        title: &str,
+        context: TurnContext,
+    ) -> Result<Self, StoreError> {
+        let mut store = SessionStore::open(path)?;
+        let session = store.create_session(NewSession {
+            title: Some(title_of(title)),
+            workspace: Some(canonical(workspace)),
+            parent: parent.cloned(),
+            spawned_by_call: Some(call_id.to_owned()),
+        })?;
+        let recorded = Self {
+            store: Mutex::new(store),
+            id: session.id,
+        };
+        recorded.record_turn_context(context, None)?;
+        Ok(recorded)
+    }
+
+    /// An existing session of the store at `path`, to go on with: the session and its
+    /// conversation so far (with a result for every call left running).
+    pub fn reopen(
+        path: &Path,
+        id: &SessionId,
+        context: TurnContext,
+    ) -> Result<(Self, Vec<Message>), StoreError> {
+        let store = SessionStore::open(path)?;
+        let mut resume = store.resume(id)?;
+        let session = Self {
+            store: Mutex::new(store),
+            id: id.clone(),
+        };
+        session.answer_interrupted(&mut resume)?;
+        session.record_turn_context(context, resume.turn_context.as_ref())?;
+        Ok((session, resume.messages))
+    }
+
     /// The session's id.
     pub fn id(&self) -> &SessionId {
         &self.id

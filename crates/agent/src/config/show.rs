@@ -58,6 +58,18 @@ pub(super) fn render(config: &Config) -> String {
         )),
     }
 
+    out.push_str("\n[subagents]\n");
+    line(
+        &mut out,
+        &format!("max_depth = {}", config.subagents.max_depth),
+        config.source_of("subagents.max_depth"),
+    );
+    line(
+        &mut out,
+        &format!("max_concurrent = {}", config.subagents.max_concurrent),
+        config.source_of("subagents.max_concurrent"),
+    );
+
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
     line(

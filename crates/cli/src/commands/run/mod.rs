@@ -187,7 +187,10 @@ async fn run_agent(
         true,
     ));
     let events_writer = Arc::clone(&writer);
-    let events = Arc::new(move |event: AgentEvent| events_writer.event(&event));
+    let events: toolhost_agent::agent_loop::AgentEventSink =
+        Arc::new(move |event: AgentEvent| events_writer.event(&event));
+    // Sub-agents' progress goes to the same output, tagged with their run.
+    assembled.tools.subagents.set_events(Arc::clone(&events));
     let cancel = CancellationToken::new();
     cancel_on_ctrl_c(cancel.clone());
 
@@ -197,6 +200,7 @@ async fn run_agent(
         recorded.finish(&report.outcome)?;
     }
     agent.session_event(SessionEvent::Shutdown).await;
+    assembled.tools.subagents.shutdown().await;
     assembled.tools.mcp.shutdown().await;
 
     writer.finish(
