@@ -192,6 +192,11 @@ impl SubAgents {
                 .transcript(Arc::clone(transcript) as Arc<dyn Transcript>)
                 .session_id(transcript.id().to_string());
             record.set_session(Some(transcript.id().to_string()));
+            // Reachable by SessionsSend from now on, before its task even starts.
+            lock(&self.hub.live_sessions).insert(
+                transcript.id().to_string(),
+                Arc::clone(&handle.scope.mailbox),
+            );
         } else {
             agent = agent.session_id(record.id.clone());
         }
@@ -552,9 +557,6 @@ impl Child {
         };
         let session = record.session_id();
         let mailbox: Arc<Mailbox> = Arc::clone(&handle.scope.mailbox);
-        if let Some(session) = &session {
-            lock(&handle.hub.live_sessions).insert(session.clone(), Arc::clone(&mailbox));
-        }
         let mut turns = 0;
         let mut usage = Usage::default();
         let outcome = loop {

@@ -106,8 +106,10 @@ impl SubAgents {
         caller: Option<&str>,
         id: &str,
     ) -> Result<Session, ToolError> {
+        // The run id SessionsSpawn gave names its session too.
+        let by_run = self.visible_run(id).and_then(|run| run.session_id());
         let session = store
-            .get(id)
+            .get(by_run.as_deref().unwrap_or(id))
             .map_err(|error| refuse(format!("sessionId: {error}")))?;
         if self
             .session_tree(store, caller)
@@ -287,7 +289,7 @@ impl TypedTool for SessionsList {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionsSendParams {
-    /// The session (its id, or a unique prefix of it).
+    /// The session: its id, a unique prefix of it, or the run id SessionsSpawn gave.
     pub session_id: String,
     /// What to tell it.
     pub message: String,
@@ -375,7 +377,7 @@ impl TypedTool for SessionsSend {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionsHistoryParams {
-    /// The session (its id, or a unique prefix of it).
+    /// The session: its id, a unique prefix of it, or the run id SessionsSpawn gave.
     pub session_id: String,
     /// How many of its latest messages to show (default 20).
     pub limit: Option<usize>,

@@ -136,7 +136,12 @@ impl TypedTool for SpawnAgent {
             ))
             .with_details(record.snapshot()));
         }
-        let end = child.run().await;
+        let Some(end) = self.agents.run_in_foreground(child).await else {
+            return Err(ToolError::new(format!(
+                "The sub-agent {} ({}) stopped before it answered",
+                record.id, record.agent
+            )));
+        };
         let details = record.snapshot();
         if !end.outcome.is_success() {
             return Err(ToolError::new(format!(
@@ -165,6 +170,18 @@ impl TypedTool for SpawnAgent {
 }
 
 impl SubAgents {
+    /// Runs `child` on a task of its own and waits for its end. The task outlives a call that
+    /// is dropped when its run is cancelled, so that the child still marks its session (and
+    /// [`SubAgents::shutdown`] waits for it); `None` when the task itself failed.
+    pub(crate) async fn run_in_foreground(&self, child: Child) -> Option<super::child::ChildEnd> {
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(async move {
+            let _ = sender.send(child.run().await);
+        });
+        lock(&self.hub.background).push(task);
+        receiver.await.ok()
+    }
+
     /// Runs `child` on a task of its own; its end is delivered to this agent's mailbox.
     pub(crate) fn start_background(&self, child: Child) {
         let mailbox = Arc::clone(&self.scope.mailbox);
