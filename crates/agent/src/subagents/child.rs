@@ -12,12 +12,12 @@ use toolhost_session::SessionId;
 
 use super::mailbox::Mailbox;
 use super::runs::{RunRecord, RunStatus};
-use super::{GENERAL_PURPOSE_AGENT, Scope, SubAgents, lock};
+use super::{Scope, SubAgents, lock};
 use crate::agent_loop::{
     AgentEvent, AgentEventSink, AgentLoop, DEFAULT_MAX_ITERATIONS, Inbox, RunOutcome, Transcript,
 };
 use crate::config::AgentConfig;
-use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
+use crate::model_choice::ChosenProvider;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{RecordedSession, turn_context};
 use crate::system_prompt::SystemPromptInputs;
@@ -27,13 +27,6 @@ use crate::tool_set::OfferedRegistry;
 const CHILD_ROLE: &str = "You are a sub-agent: another agent gave you the task in the user's \
      message. Do it with your tools, then answer with what it asked for: your final answer is \
      all it sees of your work.";
-
-/// Claude Code's model aliases, and the Anthropic model each stands for.
-const CLAUDE_ALIASES: [(&str, &str); 3] = [
-    ("sonnet", "claude-sonnet-4-5"),
-    ("opus", "claude-opus-4-1"),
-    ("haiku", "claude-haiku-4-5"),
-];
 
 /// What a caller asks of a child.
 #[derive(Default)]
@@ -212,83 +205,6 @@ impl SubAgents {
             registry,
             extra_mcp,
         })
-    }
-
-    /// The definition `name` names (the general-purpose agent when none).
-    fn definition(&self, name: Option<&str>) -> Result<AgentConfig, ToolError> {
-        let config = &self.hub.context.config;
-        match name {
-            None | Some(GENERAL_PURPOSE_AGENT) => Ok(config
-                .agents
-                .get(GENERAL_PURPOSE_AGENT)
-                .cloned()
-                .unwrap_or_else(|| {
-                    let mut agent = AgentConfig::main();
-                    agent.name = GENERAL_PURPOSE_AGENT.to_owned();
-                    agent
-                })),
-            Some(name) => config.agents.get(name).cloned().ok_or_else(|| {
-                let mut known: Vec<String> = config.agents.keys().cloned().collect();
-                if !known.iter().any(|known| known == GENERAL_PURPOSE_AGENT) {
-                    known.push(GENERAL_PURPOSE_AGENT.to_owned());
-                }
-                refuse(format!(
-                    "there is no agent '{name}': the agents are {} (define others in \
-                     .toolhost/agents/NAME.md or as [agents.NAME])",
-                    known.join(", ")
-                ))
-            }),
-        }
-    }
-
-    /// The provider and model for `asked` (a definition's or the call's `model`).
-    fn child_provider(&self, asked: Option<&str>) -> Result<ChosenProvider, ToolError> {
-        let config = &self.hub.context.config;
-        let env = |name: &str| std::env::var(name).ok();
-        let inherited = self
-            .scope
-            .provider
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        let parent = match inherited {
-            Some(chosen) => chosen,
-            None => choose_provider(config, &ModelFlags::default(), &env)
-                .map_err(|error| refuse(error.to_string()))?,
-        };
-        let asked = asked.map(str::trim).filter(|model| !model.is_empty());
-        let flags = match asked {
-            None | Some("inherit") => return Ok(parent),
-            Some(alias) if CLAUDE_ALIASES.iter().any(|(name, _)| *name == alias) => {
-                if parent.entry.api != toolhost_providers::Api::Anthropic {
-                    return Ok(parent);
-                }
-                let model = CLAUDE_ALIASES
-                    .iter()
-                    .find(|(name, _)| *name == alias)
-                    .map(|(_, model)| (*model).to_owned());
-                ModelFlags {
-                    provider: Some(parent.entry.name.clone()),
-                    model,
-                }
-            }
-            Some(name) if config.providers.contains_key(name) => ModelFlags {
-                provider: Some(name.to_owned()),
-                model: None,
-            },
-            Some(both) => match both.split_once('/') {
-                Some((provider, model)) if config.providers.contains_key(provider) => ModelFlags {
-                    provider: Some(provider.to_owned()),
-                    model: Some(model.to_owned()),
-                },
-                _ => ModelFlags {
-                    provider: Some(parent.entry.name.clone()),
-                    model: Some(both.to_owned()),
-                },
-            },
-        };
-        choose_provider(config, &flags, &env)
-            .map_err(|error| refuse(format!("the sub-agent's model: {error}")))
     }
 
     /// Checks the number of running sub-agents and records the new run, pending.
@@ -470,66 +386,6 @@ impl SubAgents {
             tracing::warn!("an MCP tool is refused: {refused}");
         }
         Some(clients)
-    }
-
-    /// The child's session: a new child of the caller's (when that one is kept), or the
-    /// stored session `spec.resume` names; with the conversation so far.
-    #[allow(clippy::type_complexity)]
-    fn keep_session(
-        &self,
-        spec: &ChildSpec,
-        agent: &str,
-        context: toolhost_session::TurnContext,
-    ) -> Result<(Option<Arc<RecordedSession>>, Vec<Message>), ToolError> {
-        let context_of = &self.hub.context;
-        let path = crate::sessions::store_path(&context_of.config, context_of.home.as_deref()).ok();
-        let unkept = || {
-            if spec.needs_store {
-                Err(refuse(
-                    "the session tools need the session store, and this run keeps no session \
-                     (--no-session?)",
-                ))
-            } else {
-                Ok((None, Vec::new()))
-            }
-        };
-        let Some(path) = path.filter(|path| path.exists()) else {
-            return unkept();
-        };
-        if let Some(id) = &spec.resume {
-            let (session, messages) = RecordedSession::reopen(&path, id, context)
-                .map_err(|error| refuse(format!("session {id}: {error}")))?;
-            return Ok((Some(Arc::new(session)), messages));
-        }
-        let parent = spec.caller_session.as_deref().and_then(|id| {
-            toolhost_session::SessionStore::open(&path)
-                .ok()?
-                .get(id)
-                .ok()
-                .filter(|session| session.id.as_str() == id)
-                .map(|session| session.id)
-        });
-        let Some(parent) = parent else {
-            return unkept();
-        };
-        let title = spec
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("{agent}: {}", spec.prompt));
-        let session = RecordedSession::create_child(
-            &path,
-            &context_of.workspace,
-            Some(&parent),
-            &spec.call_id,
-            &title,
-            context,
-        )
-        .map_err(|error| {
-            refuse(format!(
-                "the sub-agent's session could not be created: {error}"
-            ))
-        })?;
-        Ok((Some(Arc::new(session)), Vec::new()))
     }
 }
 

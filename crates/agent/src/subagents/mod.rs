@@ -16,6 +16,8 @@
 //! a child of its parent's call, so cancelling the parent cancels it and its process trees.
 
 mod child;
+mod child_session;
+mod choice;
 pub mod listing;
 mod mailbox;
 mod query;
