@@ -203,8 +203,10 @@ fn agent_files_are_listed_and_shown_and_a_misspelt_key_names_its_file_and_line()
         "---\nname: reviewer\ndescription: Reviews diffs.\ntools: Read, Grep\n\
          permissionMode: plan\nmaxTurns: 5\ncolor: blue\n---\nYou review code.\n",
     );
-    fixture
-        .config("[agents.tester]\ndescription = \"Runs the tests.\"\nallowed_tools = [\"Bash\"]\n");
+    fixture.config(
+        "[agents.tester]\ndescription = \"Runs the tests.\"\nallowed_tools = [\"Bash\"]\n\
+         permission_mode = \"acceptEdits\"\nmax_turns = 9\nprompt = \"Run cargo test.\"\n",
+    );
     let list = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
         .args(["agents", "list"])
         .output()
@@ -231,6 +233,18 @@ fn agent_files_are_listed_and_shown_and_a_misspelt_key_names_its_file_and_line()
         "\nYou review code.",
     ] {
         assert!(show.contains(line), "{line:?} not in {show}");
+    }
+    let tester = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
+        .args(["agents", "show", "tester"])
+        .output()
+        .unwrap();
+    let tester = String::from_utf8(tester.stdout).unwrap();
+    for line in [
+        "permission mode: acceptEdits",
+        "max turns: 9",
+        "\nRun cargo test.",
+    ] {
+        assert!(tester.contains(line), "{line:?} not in {tester}");
     }
     let unknown = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
         .args(["agents", "show", "nobody"])
@@ -260,8 +274,12 @@ fn a_foreground_child_answers_as_the_tool_result_and_is_kept_as_a_child_session(
     let fixture = Fixture::new();
     fixture.agent_file(
         "reader",
-        "---\nname: reader\ndescription: Reads files.\ntools: Read\n---\nYou read files for \
-         another agent.\n",
+        "---\nname: reader\ndescription: Reads files.\ntools: Read\ndisallowedTools: [Grep]\n\
+         skills: [quoting]\n---\nYou read files for another agent.\n",
+    );
+    write_file(
+        fixture.path(".toolhost/skills/quoting/SKILL.md"),
+        "---\nname: quoting\ndescription: How to quote.\n---\nQuote files word for word.\n",
     );
     let model = fixture.model(vec![
         Reply::tool_call(
@@ -300,19 +318,26 @@ fn a_foreground_child_answers_as_the_tool_result_and_is_kept_as_a_child_session(
     let child_tools = tool_names(&requests[1]);
     assert_eq!(
         child_tools,
-        // `Read` names the reading tools, as in a permission rule.
+        // `Read` names the reading tools, as in a permission rule; Grep is disallowed.
         [
             "Read",
             "ListDir",
             "Glob",
-            "Grep",
             "list_skills",
             "read_skill",
             "slash_command",
             "mcp__toolhost__status"
         ]
     );
-    assert!(last(&requests[1], "system").contains("You read files for another agent."));
+    let system = last(&requests[1], "system");
+    assert!(
+        system.contains("You read files for another agent."),
+        "{system}"
+    );
+    assert!(
+        system.contains("# Skill: quoting\n\nQuote files word for word."),
+        "{system}"
+    );
     assert_eq!(last(&requests[1], "user"), "What does hello.txt say?");
     // The parent read the child's answer and its usage as the tool's result.
     let result = last(&requests[3], "tool");
@@ -832,4 +857,51 @@ fn sessions_send_reaches_a_running_background_session_and_list_and_history_show_
     ] {
         assert!(history.contains(part), "{part:?} not in {history}");
     }
+}
+
+#[test]
+fn a_childs_own_mcp_server_starts_for_it_alone() {
+    let fixture = Fixture::new();
+    let script = npm_entry_point("@modelcontextprotocol/server-everything");
+    fixture.config(&format!(
+        "[agents.echoer]\ndescription = \"Echoes.\"\n\n[agents.echoer.direct_mcp_servers.own]\n\
+         command = {:?}\nargs = [{:?}, \"stdio\"]\n",
+        node(),
+        script.display().to_string()
+    ));
+    let model = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Echo hi.", "agent": "echoer"}),
+        )
+        .into(),
+        Reply::tool_call("child_1", "mcp__own__echo", json!({"message": "hi"})).into(),
+        Reply::text("Echoed.").into(),
+        Reply::text("Done.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--allow",
+                "spawn_agent",
+                "--allow",
+                "mcp__own",
+                "--output-format",
+                "json",
+                "Echo",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let requests = model.requests();
+    assert!(
+        !tool_names(&requests[0])
+            .iter()
+            .any(|name| name.starts_with("mcp__own__"))
+    );
+    assert!(tool_names(&requests[1]).contains(&"mcp__own__echo".to_owned()));
+    assert_eq!(last(&requests[2], "tool"), "Echo: hi");
 }
