@@ -905,3 +905,65 @@ fn a_childs_own_mcp_server_starts_for_it_alone() {
     assert!(tool_names(&requests[1]).contains(&"mcp__own__echo".to_owned()));
     assert_eq!(last(&requests[2], "tool"), "Echo: hi");
 }
+
+#[test]
+fn the_session_tools_see_only_the_callers_tree_unless_a_rule_opens_the_workspace() {
+    let fixture = Fixture::new();
+    let first = fixture.model(vec![Reply::text("The first session's answer.").into()]);
+    let output = fixture
+        .run(&first, &["--output-format", "json", "An earlier question"])
+        .output()
+        .unwrap();
+    let earlier = json_stdout(&output)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let history = json!({"sessionId": earlier});
+    let script = || {
+        vec![
+            Reply::tool_call("call_1", "SessionsHistory", history.clone()).into(),
+            Reply::text("Read.").into(),
+        ]
+    };
+
+    let refused = fixture.model(script());
+    let output = fixture
+        .run(
+            &refused,
+            &["--output-format", "json", "Read the other session"],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = last(&refused.requests()[1], "tool");
+    assert!(
+        result.contains(&format!(
+            "the session {earlier} is not in your session tree, and SessionsHistory sees only \
+             that; the user can open every session of the workspace to it with the allow rule \
+             'SessionsHistory(workspace)'"
+        )),
+        "{result}"
+    );
+
+    let opened = fixture.model(script());
+    let output = fixture
+        .run(
+            &opened,
+            &[
+                "--allow",
+                "SessionsHistory(workspace)",
+                "--output-format",
+                "json",
+                "Read the other session",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = last(&opened.requests()[1], "tool");
+    assert!(result.contains("user: An earlier question"), "{result}");
+    assert!(
+        result.contains("assistant: The first session's answer."),
+        "{result}"
+    );
+}
