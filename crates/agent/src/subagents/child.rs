@@ -174,13 +174,14 @@ impl SubAgents {
         };
         let prompt_message = Message::user(spec.prompt.clone());
         if let Some(transcript) = &transcript {
-            transcript
-                .record_message(&prompt_message)
-                .map_err(|error| {
-                    refuse(format!(
-                        "the sub-agent's session could not be saved: {error}"
-                    ))
-                })?;
+            if let Err(error) = transcript.record_message(&prompt_message) {
+                let error = format!("the sub-agent's session could not be saved: {error}");
+                record.fail_to_start(&error);
+                if let Some(mcp) = &extra_mcp {
+                    mcp.shutdown().await;
+                }
+                return Err(refuse(error));
+            }
             agent = agent
                 .transcript(Arc::clone(transcript) as Arc<dyn Transcript>)
                 .session_id(transcript.id().to_string());
