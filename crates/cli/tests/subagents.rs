@@ -967,3 +967,44 @@ fn the_session_tools_see_only_the_callers_tree_unless_a_rule_opens_the_workspace
         "{result}"
     );
 }
+
+#[test]
+fn a_childs_slash_command_runs_its_shell_lines_under_the_childs_stricter_mode() {
+    let fixture = Fixture::new();
+    write_file(
+        fixture.path(".claude/commands/mk.md"),
+        "---\ndescription: Makes a file\n---\nMade: !`touch made.txt`\n",
+    );
+    let model = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Run /mk.", "permissionMode": "default"}),
+        )
+        .into(),
+        Reply::tool_call("child_1", "slash_command", json!({"command": "/mk"})).into(),
+        Reply::text("It did not run.").into(),
+        Reply::text("Done.").into(),
+    ]);
+    // The parent would run anything; its child asked to be asked, and nobody can answer.
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--mode",
+                "bypassPermissions",
+                "--output-format",
+                "json",
+                "Make via a child",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = last(&model.requests()[2], "tool");
+    assert!(
+        result.contains("the command `touch made.txt` did not run cleanly"),
+        "{result}"
+    );
+    assert!(!fixture.path("made.txt").exists());
+}

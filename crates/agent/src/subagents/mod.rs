@@ -38,6 +38,7 @@ use crate::config::{Config, SubagentsConfig};
 use crate::model_choice::ChosenProvider;
 use crate::permissions::Permissions;
 use crate::skills::SkillCatalog;
+use crate::slash_commands::{SlashCommandTool, SlashCommands};
 use crate::tool_set::OfferedRegistry;
 
 pub use runs::{RunStatus, STATUS_TOOL_CALLS};
@@ -71,6 +72,8 @@ pub struct ParentContext {
     pub config: Arc<Config>,
     /// The skills found at start (a definition's `skills` join its prompt).
     pub skills: Arc<SkillCatalog>,
+    /// The slash commands found at start (a child's own `slash_command` runs them).
+    pub commands: Arc<SlashCommands>,
 }
 
 /// What every agent of one top-level run shares.
@@ -185,9 +188,16 @@ impl SubAgents {
         session_tools::tools(self)
     }
 
-    /// This agent's tool named `name`, when it is one of [`SUBAGENT_TOOLS`] or
-    /// [`SESSION_TOOLS`] (a child gets its own, not its parent's).
+    /// This agent's tool named `name`, when it is one of [`SUBAGENT_TOOLS`], [`SESSION_TOOLS`]
+    /// or `slash_command` (a child gets its own, not its parent's: a command's `!` lines and
+    /// files then go through the child's registry and policy).
     fn scoped_tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if name == "slash_command" {
+            return Some(Arc::new(SlashCommandTool::new(
+                Arc::clone(&self.hub.context.commands),
+                self.scope.registry.clone(),
+            )));
+        }
         self.subagent_tools()
             .into_iter()
             .chain(self.session_tools())
