@@ -1008,3 +1008,51 @@ fn a_childs_slash_command_runs_its_shell_lines_under_the_childs_stricter_mode() 
     );
     assert!(!fixture.path("made.txt").exists());
 }
+
+#[test]
+fn sessions_send_to_an_idle_session_resumes_it_with_its_whole_conversation() {
+    let fixture = Fixture::new();
+    let parent = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "SessionsSpawn",
+            json!({"prompt": "Say one.", "agentId": "helper"}),
+        )
+        .into(),
+        Reply::text("Waiting.").into(),
+        Reply::tool_call(
+            "call_2",
+            "SessionsSend",
+            json!({"sessionId": "run-1", "message": "Now say two."}),
+        )
+        .into(),
+        Reply::text("Waiting again.").into(),
+        Reply::text("It said one, then two.").into(),
+    ]);
+    let child = fixture.model(vec![Reply::text("one").into(), Reply::text("two").into()]);
+    fixture.two_models(&parent, &child, "");
+    let output = finish(fixture.spawn_run(&["--yes", "--output-format", "json", "Count"]));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(json_stdout(&output)["result"], "It said one, then two.");
+
+    let requests = parent.requests();
+    let resumed = last(&requests[3], "tool");
+    assert!(
+        resumed.contains("was idle: it runs again on your message as run-2"),
+        "{resumed}"
+    );
+    // The resumed session read its whole conversation, then the message.
+    let sent: Vec<(String, String)> = messages(&child.requests()[1])
+        .into_iter()
+        .filter(|(role, _)| role != "system")
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("user".to_owned(), "Say one.".to_owned()),
+            ("assistant".to_owned(), "one".to_owned()),
+            ("user".to_owned(), "Now say two.".to_owned()),
+        ]
+    );
+    assert!(last(&requests[4], "user").ends_with("Its answer:\n\ntwo"));
+}

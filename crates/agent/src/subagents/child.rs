@@ -41,6 +41,8 @@ pub(crate) struct ChildSpec {
     pub(crate) title: Option<String>,
     /// Go on with this stored session instead of starting one.
     pub(crate) resume: Option<SessionId>,
+    /// The provider and model the resumed session was using (it goes on with them).
+    pub(crate) resumed_model: Option<(String, String)>,
     /// The caller's tool call.
     pub(crate) call_id: String,
     /// The caller's session.
@@ -108,7 +110,10 @@ impl SubAgents {
                 permissions.mode()
             ));
         }
-        let chosen = self.child_provider(spec.model.as_deref().or(definition.model.as_deref()))?;
+        let chosen = match &spec.resumed_model {
+            Some((provider, model)) => self.resumed_provider(provider, model)?,
+            None => self.child_provider(spec.model.as_deref().or(definition.model.as_deref()))?,
+        };
         let provider = connect_provider(&chosen).map_err(|error| refuse(error.to_string()))?;
 
         let record = self.reserve(&definition.name, &spec, background, depth, cancel)?;

@@ -47,6 +47,22 @@ impl SubAgents {
         }
     }
 
+    /// The provider and model a resumed session was using.
+    pub(super) fn resumed_provider(
+        &self,
+        provider: &str,
+        model: &str,
+    ) -> Result<ChosenProvider, ToolError> {
+        let flags = ModelFlags {
+            provider: Some(provider.to_owned()),
+            model: Some(model.to_owned()),
+        };
+        choose_provider(&self.hub.context.config, &flags, &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|error| refuse(format!("the session's model: {error}")))
+    }
+
     /// The provider and model for `asked` (a definition's or the call's `model`).
     pub(super) fn child_provider(&self, asked: Option<&str>) -> Result<ChosenProvider, ToolError> {
         let config = &self.hub.context.config;

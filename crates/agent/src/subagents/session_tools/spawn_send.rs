@@ -137,8 +137,22 @@ impl TypedTool for SessionsSend {
             ))
             .with_details(json!({"sessionId": session.id.as_str(), "delivered": "queued"})));
         }
+        // It goes on as what it was: the same definition (when this process started it) and
+        // the model its conversation was using.
+        let agent = lock(&self.0.hub.runs)
+            .iter()
+            .rev()
+            .find(|run| run.session_id().as_deref() == Some(session.id.as_str()))
+            .map(|run| run.agent.clone());
+        let resumed_model = self
+            .0
+            .store()
+            .ok()
+            .and_then(|(store, _)| store.latest_model(&session.id).ok().flatten());
         let spec = ChildSpec {
             prompt: params.message,
+            agent,
+            resumed_model,
             background: Some(true),
             needs_store: true,
             resume: Some(session.id.clone()),
