@@ -1056,3 +1056,28 @@ fn sessions_send_to_an_idle_session_resumes_it_with_its_whole_conversation() {
     );
     assert!(last(&requests[4], "user").ends_with("Its answer:\n\ntwo"));
 }
+
+#[test]
+fn agent_at_the_top_level_runs_with_its_definitions_prompt_model_and_turns() {
+    let fixture = Fixture::new();
+    fixture.agent_file(
+        "terse",
+        "---\nname: terse\ndescription: Answers briefly.\nmodel: small-model\nmaxTurns: 1\n\
+         ---\nAnswer in one word.\n",
+    );
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "Read", json!({"path": "hello.txt"})).into(),
+    ]);
+    let output = fixture
+        .run(&model, &["--output-format", "json", "Greet"])
+        .arg("--agent")
+        .arg("terse")
+        .output()
+        .unwrap();
+    // One turn only: the model still wanted a tool after it.
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(json_stdout(&output)["subtype"], "error_max_turns");
+    let request = &model.requests()[0];
+    assert_eq!(request.body["model"], "small-model");
+    assert!(last(request, "system").ends_with("Answer in one word."));
+}

@@ -5,7 +5,7 @@
 use toolhost_core::ToolError;
 
 use super::{GENERAL_PURPOSE_AGENT, SubAgents};
-use crate::config::AgentConfig;
+use crate::config::{AgentConfig, Config};
 use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 
 fn refuse(message: impl Into<String>) -> ToolError {
@@ -66,7 +66,6 @@ impl SubAgents {
     /// The provider and model for `asked` (a definition's or the call's `model`).
     pub(super) fn child_provider(&self, asked: Option<&str>) -> Result<ChosenProvider, ToolError> {
         let config = &self.hub.context.config;
-        let env = |name: &str| std::env::var(name).ok();
         let inherited = self
             .scope
             .provider
@@ -75,41 +74,56 @@ impl SubAgents {
             .clone();
         let parent = match inherited {
             Some(chosen) => chosen,
-            None => choose_provider(config, &ModelFlags::default(), &env)
-                .map_err(|error| refuse(error.to_string()))?,
+            None => choose_provider(config, &ModelFlags::default(), &|name| {
+                std::env::var(name).ok()
+            })
+            .map_err(|error| refuse(error.to_string()))?,
         };
-        let asked = asked.map(str::trim).filter(|model| !model.is_empty());
-        let flags = match asked {
-            None | Some("inherit") => return Ok(parent),
-            Some(alias) if CLAUDE_ALIASES.iter().any(|(name, _)| *name == alias) => {
-                if parent.entry.api != toolhost_providers::Api::Anthropic {
-                    return Ok(parent);
-                }
-                let model = CLAUDE_ALIASES
-                    .iter()
-                    .find(|(name, _)| *name == alias)
-                    .map(|(_, model)| (*model).to_owned());
-                ModelFlags {
-                    provider: Some(parent.entry.name.clone()),
-                    model,
-                }
-            }
-            Some(name) if config.providers.contains_key(name) => ModelFlags {
-                provider: Some(name.to_owned()),
-                model: None,
-            },
-            Some(both) => match both.split_once('/') {
-                Some((provider, model)) if config.providers.contains_key(provider) => ModelFlags {
-                    provider: Some(provider.to_owned()),
-                    model: Some(model.to_owned()),
-                },
-                _ => ModelFlags {
-                    provider: Some(parent.entry.name.clone()),
-                    model: Some(both.to_owned()),
-                },
-            },
-        };
-        choose_provider(config, &flags, &env)
+        definition_model(config, parent, asked)
             .map_err(|error| refuse(format!("the sub-agent's model: {error}")))
     }
+}
+
+/// The provider and model a definition's `model` asks for, given the one its parent (or the
+/// run) would ask: `inherit` or nothing keeps `parent`; a configured provider's name, its model;
+/// `PROVIDER/MODEL`; Claude Code's aliases (an Anthropic model on an Anthropic provider, else
+/// `parent`); any other name, that model on `parent`'s provider.
+pub(crate) fn definition_model(
+    config: &Config,
+    parent: ChosenProvider,
+    asked: Option<&str>,
+) -> Result<ChosenProvider, String> {
+    let asked = asked.map(str::trim).filter(|model| !model.is_empty());
+    let flags = match asked {
+        None | Some("inherit") => return Ok(parent),
+        Some(alias) if CLAUDE_ALIASES.iter().any(|(name, _)| *name == alias) => {
+            if parent.entry.api != toolhost_providers::Api::Anthropic {
+                return Ok(parent);
+            }
+            let model = CLAUDE_ALIASES
+                .iter()
+                .find(|(name, _)| *name == alias)
+                .map(|(_, model)| (*model).to_owned());
+            ModelFlags {
+                provider: Some(parent.entry.name.clone()),
+                model,
+            }
+        }
+        Some(name) if config.providers.contains_key(name) => ModelFlags {
+            provider: Some(name.to_owned()),
+            model: None,
+        },
+        Some(both) => match both.split_once('/') {
+            Some((provider, model)) if config.providers.contains_key(provider) => ModelFlags {
+                provider: Some(provider.to_owned()),
+                model: Some(model.to_owned()),
+            },
+            _ => ModelFlags {
+                provider: Some(parent.entry.name.clone()),
+                model: Some(both.to_owned()),
+            },
+        },
+    };
+    choose_provider(config, &flags, &|name| std::env::var(name).ok())
+        .map_err(|error| error.to_string())
 }

@@ -18,6 +18,8 @@
 mod child;
 mod child_session;
 mod choice;
+
+pub(crate) use choice::definition_model;
 pub mod listing;
 mod mailbox;
 mod query;
