@@ -139,10 +139,24 @@ impl SessionOpening {
     }
 }
 
-/// The session that changed last in `workspace`, if there is one.
+/// How many sessions [`latest_in`] reads at a time.
+const LATEST_PAGE: usize = 50;
+
+/// The top-level session that changed last in `workspace`, if there is one: a sub-agent's
+/// session is never what `--continue` means.
 fn latest_in(store: &SessionStore, workspace: &Path) -> Result<Option<SessionId>, StoreError> {
-    let sessions = store.list_in_workspace(&canonical(workspace), 1, 0)?;
-    Ok(sessions.into_iter().next().map(|session| session.id))
+    let workspace = canonical(workspace);
+    let mut offset = 0;
+    loop {
+        let sessions = store.list_in_workspace(&workspace, LATEST_PAGE, offset)?;
+        if let Some(session) = sessions.iter().find(|session| session.spawned_by.is_none()) {
+            return Ok(Some(session.id.clone()));
+        }
+        if sessions.len() < LATEST_PAGE {
+            return Ok(None);
+        }
+        offset += LATEST_PAGE;
+    }
 }
 
 /// The workspace as sessions are stored and listed: its canonical path, so that

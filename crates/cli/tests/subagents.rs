@@ -592,6 +592,13 @@ fn cancelling_the_parent_cancels_the_child_and_kills_its_bash_tree() {
         .unwrap();
     assert_eq!(children[0].status, SessionStatus::Cancelled);
     assert_eq!(model.requests().len(), 2);
+    // --continue goes on with the parent, never with its child.
+    let again = fixture.model(vec![Reply::text("Again.").into()]);
+    let output = fixture
+        .run(&again, &["--continue", "--output-format", "json", "Go on"])
+        .output()
+        .unwrap();
+    assert_eq!(json_stdout(&output)["session_id"], parent_id.as_str());
 }
 
 #[test]

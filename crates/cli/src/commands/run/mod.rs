@@ -196,11 +196,12 @@ async fn run_agent(
 
     agent.session_event(SessionEvent::Start).await;
     let report = agent.run(messages, events, cancel).await;
+    // Children still running (after a cancel) end first, their sessions marked.
+    assembled.tools.subagents.shutdown().await;
     if let Some(recorded) = &recorded {
         recorded.finish(&report.outcome)?;
     }
     agent.session_event(SessionEvent::Shutdown).await;
-    assembled.tools.subagents.shutdown().await;
     assembled.tools.mcp.shutdown().await;
 
     writer.finish(
