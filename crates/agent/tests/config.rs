@@ -268,6 +268,9 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              compact_at = 0.8                         # built-in default\n\
              \n[sessions]\n\
              # path = \"~/.toolhost/sessions.db\"       # built-in default (TOOLHOST_SESSIONS_DB overrides it)\n\
+             \n[subagents]\n\
+             max_depth = 2                            # built-in default\n\
+             max_concurrent = 4                       # built-in default\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\

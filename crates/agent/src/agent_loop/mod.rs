@@ -6,6 +6,7 @@
 
 pub mod compaction;
 mod events;
+mod inbox;
 mod repeats;
 mod tool_batch;
 mod transcript;
@@ -21,6 +22,7 @@ use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
+pub use inbox::Inbox;
 pub use repeats::REPEATED_CALL_NOTE;
 pub use transcript::{Recorded, Transcript};
 
@@ -105,6 +107,10 @@ pub struct AgentLoop {
     compaction: CompactionPolicy,
     /// `[[hooks.PreCompact]]`: may add instructions to every compaction.
     pre_compact: Option<Arc<PreCompactHooks>>,
+    inbox: Option<Arc<dyn Inbox>>,
+    /// Whether an answer waits for the background work still expected to report (so that a
+    /// headless run does not end before its background children do).
+    waits_for_inbox: bool,
 }
 
 /// What a run produced.
@@ -152,6 +158,8 @@ impl AgentLoop {
             transcript: None,
             compaction,
             pre_compact: None,
+            inbox: None,
+            waits_for_inbox: true,
         }
     }
 
@@ -160,6 +168,21 @@ impl AgentLoop {
     pub fn pre_compact_hooks(mut self, hooks: Arc<PreCompactHooks>) -> Self {
         self.pre_compact = Some(hooks);
         self
+    }
+
+    /// Adds what arrives in `inbox` to the conversation before each model request; when the
+    /// model answers while a message is still expected, the run waits for it and goes on
+    /// (unless [`Self::set_waits_for_inbox`] says not to).
+    #[must_use]
+    pub fn inbox(mut self, inbox: Arc<dyn Inbox>) -> Self {
+        self.inbox = Some(inbox);
+        self
+    }
+
+    /// Whether an answer waits for the messages still expected in the inbox (default: yes).
+    /// An interactive front end that shows them at the next turn can say no.
+    pub fn set_waits_for_inbox(&mut self, waits: bool) {
+        self.waits_for_inbox = waits;
     }
 
     /// At most this many model turns per run.
@@ -394,6 +417,7 @@ impl AgentLoop {
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
             }
+            self.deliver_inbox(run)?;
             self.compact_if_full(run, events, cancel).await;
             run.turns += 1;
             events(AgentEvent::TurnStart { turn: run.turns });
@@ -431,6 +455,9 @@ impl AgentLoop {
                 {
                     described_call_noted = true;
                     run.push(Message::user(DESCRIBED_CALL_NOTE), None)?;
+                    continue;
+                }
+                if run.turns < self.max_iterations && self.wait_for_inbox(cancel).await? {
                     continue;
                 }
                 return Ok(RunOutcome::Answered { text });
@@ -471,6 +498,32 @@ impl AgentLoop {
             if let Some(stop) = stop {
                 return Ok(stop);
             }
+        }
+    }
+
+    /// Adds the inbox's messages to the conversation, recorded.
+    fn deliver_inbox(&self, run: &mut RunState<'_>) -> Result<(), RunOutcome> {
+        if let Some(inbox) = &self.inbox {
+            for text in inbox.take() {
+                run.push(Message::user(text), None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After an answer: when the inbox still expects a message (a background child runs),
+    /// waits for it; `true` when the run should go on with a turn that reads it.
+    async fn wait_for_inbox(&self, cancel: &CancellationToken) -> Result<bool, RunOutcome> {
+        let Some(inbox) = self.inbox.as_ref().filter(|_| self.waits_for_inbox) else {
+            return Ok(false);
+        };
+        if !inbox.outstanding() {
+            return Ok(false);
+        }
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(RunOutcome::Cancelled),
+            () = inbox.wait() => Ok(inbox.outstanding()),
         }
     }
 

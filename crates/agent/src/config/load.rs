@@ -67,6 +67,14 @@ struct FileConfig {
     web: FileWeb,
     sessions: FileSessions,
     skills: FileSkills,
+    subagents: FileSubagents,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileSubagents {
+    max_depth: Option<Spanned<usize>>,
+    max_concurrent: Option<Spanned<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -176,6 +184,7 @@ impl Config {
             .home
             .as_ref()
             .map(|home| home.join(".toolhost").join("cache").join("web"));
+        config.read_agent_files(&sources.workspace, sources.home.as_deref())?;
         config.apply_overrides(&sources.overrides)?;
         config.check_agents()?;
         Ok(config)
@@ -246,6 +255,24 @@ impl Config {
             self.sessions.path = Some(resolve_path(path.get_ref(), sources));
             self.sources
                 .insert("sessions.path", origin(path.span().start));
+        }
+        if let Some(depth) = file.subagents.max_depth {
+            self.subagents.max_depth = *depth.get_ref();
+            self.sources
+                .insert("subagents.max_depth", origin(depth.span().start));
+        }
+        if let Some(count) = file.subagents.max_concurrent {
+            if *count.get_ref() == 0 {
+                return Err(invalid(
+                    Some(count.span().start),
+                    "subagents.max_concurrent = 0 would refuse every sub-agent: give at least 1, \
+                     or max_depth = 0 to allow none"
+                        .to_owned(),
+                ));
+            }
+            self.subagents.max_concurrent = *count.get_ref();
+            self.sources
+                .insert("subagents.max_concurrent", origin(count.span().start));
         }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;

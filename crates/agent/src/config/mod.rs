@@ -10,7 +10,9 @@
 //! 5. command-line flags (`--mode`, `--allow`, `--deny`).
 //!
 //! `[agents.NAME]` defines agents: the tools each is offered and the MCP servers it sees
-//! ([`AgentConfig`]).
+//! ([`AgentConfig`]); so do Markdown files in `.toolhost/agents/`, `.claude/agents/` and their
+//! folders under `~` (`agent_files`). `[subagents]` bounds how deep sub-agents nest and how
+//! many run at once ([`SubagentsConfig`]).
 //!
 //! `[web]` and `[web.search]` configure WebFetch (limits, cache, summary model, fixed host
 //! entries) and WebSearch's service ([`WebConfig`]).
@@ -21,6 +23,7 @@
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
+mod agent_files;
 mod agents;
 mod load;
 mod mcp;
@@ -37,6 +40,7 @@ use toolhost_core::permission::{PermissionMode, RuleSet};
 use toolhost_mcp::McpServerConfig;
 use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 
+pub use agent_files::{agent_folders, agent_from_file};
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
@@ -76,6 +80,8 @@ pub struct Config {
     pub sessions: SessionsConfig,
     /// `[skills]`: the skill hubs and the limits of installs.
     pub skills: SkillsConfig,
+    /// `[subagents]`: how deep sub-agents nest and how many run at once.
+    pub subagents: SubagentsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -107,6 +113,33 @@ pub struct SessionsConfig {
     /// `~/` against `$HOME`. `None`: `~/.toolhost/sessions.db` (see
     /// [`crate::sessions::store_path`], which `TOOLHOST_SESSIONS_DB` overrides).
     pub path: Option<PathBuf>,
+}
+
+/// How deep sub-agents may nest when `[subagents] max_depth` does not say: a child may spawn
+/// grandchildren, which may not spawn further.
+pub const DEFAULT_MAX_DEPTH: usize = 2;
+
+/// How many sub-agents may run at once (in the whole tree of one run) when `[subagents]
+/// max_concurrent` does not say.
+pub const DEFAULT_MAX_CONCURRENT: usize = 4;
+
+/// `[subagents]`: the limits of `spawn_agent` and `SessionsSpawn` (R42).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubagentsConfig {
+    /// `max_depth`: a top-level agent's children are at depth 1; a spawn deeper than this is
+    /// refused.
+    pub max_depth: usize,
+    /// `max_concurrent`: how many sub-agents may run at once; a spawn beyond it is refused.
+    pub max_concurrent: usize,
+}
+
+impl Default for SubagentsConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_concurrent: DEFAULT_MAX_CONCURRENT,
+        }
+    }
 }
 
 /// Overrides of the named limits (R42).

@@ -32,6 +32,15 @@ impl PostToolUseHooks {
             policy,
         }
     }
+
+    /// The same hooks, told the mode of `policy` (a sub-agent's).
+    pub fn for_policy(&self, policy: Arc<PermissionPolicy>) -> Self {
+        Self {
+            hooks: self.hooks.clone(),
+            runner: self.runner.clone(),
+            policy,
+        }
+    }
 }
 
 #[async_trait::async_trait]

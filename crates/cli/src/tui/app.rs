@@ -327,6 +327,8 @@ impl App {
                 ),
             },
             AgentEvent::RunEnd { usage, .. } => self.status.usage += usage,
+            // A sub-agent's own events: not drawn yet (its live line is still to come).
+            AgentEvent::SubAgent { .. } => {}
             AgentEvent::ReasoningDelta { text } => match self.transcript.last_mut() {
                 Some(Entry::Reasoning(thought)) => thought.push_str(&text),
                 _ => self.transcript.push(Entry::Reasoning(text)),
