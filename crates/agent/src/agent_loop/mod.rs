@@ -46,11 +46,11 @@ const IMITATED_TOOL_MARKUP: [&str; 4] = [
     "</tool_call>",
 ];
 
-/// What the model is told when its answer imitates a tool result (at most
-/// [`MAX_IMITATION_NOTES`] times a run; then the answer stands).
-pub const IMITATED_TOOL_NOTE: &str = "[toolhost] That reply is not an answer: it imitates a tool \
-     result, but no tool was called, so nothing in it comes from the files. Call the tool you \
-     need now; answer in plain text only from what a real tool result says.";
+/// What the model is told in place of an answer that imitated a tool result, which is
+/// dropped (at most [`MAX_IMITATION_NOTES`] times a run; then the answer stands).
+pub const IMITATED_TOOL_NOTE: &str = "[toolhost] Your previous reply imitated a tool result \
+     instead of calling the tool, so it was dropped: nothing in it came from the files. Call \
+     the tool you need now; answer only from what a real tool result says.";
 
 /// What the model is told when, before calling any tool in the run, it answers by naming an
 /// offered tool it means to use instead of calling it (small models describe the call in
@@ -435,19 +435,23 @@ impl AgentLoop {
             });
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
-            run.push(Message::Assistant(response), None)?;
-            if calls.is_empty() {
-                let imitates_a_tool = IMITATED_TOOL_MARKUP
+            let imitates_a_tool = calls.is_empty()
+                && IMITATED_TOOL_MARKUP
                     .iter()
                     .any(|markup| text.contains(markup));
-                if imitates_a_tool
-                    && imitation_notes < MAX_IMITATION_NOTES
-                    && run.turns < self.max_iterations
-                {
-                    imitation_notes += 1;
-                    run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
-                    continue;
-                }
+            if imitates_a_tool
+                && imitation_notes < MAX_IMITATION_NOTES
+                && run.turns < self.max_iterations
+            {
+                // The made-up reply is dropped, not kept in the conversation: a small model
+                // that reads its own imitation back repeats it, note or not (Qwen2.5-Coder
+                // 1.5B did, even sampled at 0.6); without it, it makes the call.
+                imitation_notes += 1;
+                run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
+                continue;
+            }
+            run.push(Message::Assistant(response), None)?;
+            if calls.is_empty() {
                 if !called_a_tool
                     && !described_call_noted
                     && run.turns < self.max_iterations
