@@ -11,11 +11,14 @@
 #   read   "What is the secret word in notes.txt?"          the answer names the word
 #   grep   "Which file defines the function parse_config?"  the answer names the file
 #   edit   "In greeting.txt replace Hello with Goodbye."    the file says Goodbye, not Hello
+#   subagent "Use spawn_agent to have a sub-agent find the secret word in notes.txt…"
+#                                                            spawn_agent was called, the answer
+#                                                            names the word
 # and prints a table (pass/fail, turns, seconds, tokens, output tokens/s of model time), the pass
 # rate, and exits non-zero if any task failed.
 #
 # Env: LLM_DIR (default ../shared/llm from the repository root), PORT (8091), TOOLHOST_BIN,
-#      CARGO_TARGET_DIR, FORMATS ("openai-chat anthropic"), TASKS ("read grep edit"),
+#      CARGO_TARGET_DIR, FORMATS ("openai-chat anthropic"), TASKS ("read grep edit subagent"),
 #      RUN_TIMEOUT (seconds per run, 900), KEEP=1 (keep the workspaces and logs), LLM_MODEL,
 #      LLM_HOME, LLAMA_FROM_SOURCE (auto | 1 | 0: see below), LLM_SRC_HOME.
 set -euo pipefail
@@ -24,7 +27,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LLM_DIR=${LLM_DIR:-$REPO/../shared/llm}
 PORT=${PORT:-8091}
 FORMATS=${FORMATS:-openai-chat anthropic}
-TASKS=${TASKS:-read grep edit}
+TASKS=${TASKS:-read grep edit subagent}
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 export PORT
 
@@ -129,7 +132,7 @@ max_iterations = 8
 # Only the tools the tasks need (--tools keeps the built-ins; this drops the MCP status tool):
 # a short prompt is read faster, and a small model picks among fewer tools better.
 [agents.main]
-allowed_tools = ["Read", "Grep", "Glob", "ListDir", "Edit", "Write"]
+allowed_tools = ["Read", "Grep", "Glob", "ListDir", "Edit", "Write", "spawn_agent"]
 
 [providers.local]
 api = "$api"
@@ -170,6 +173,20 @@ check_edit() {
     grep -q 'Goodbye' "$1/greeting.txt" && ! grep -q 'Hello' "$1/greeting.txt"
 }
 
+# The top-level agent hands the reading to a sub-agent (spawn_agent, allowed by a rule for this
+# task only) and reports what it found.
+setup_subagent() { setup_read "$1"; }
+prompt_subagent() {
+    echo "Call the spawn_agent tool with the prompt 'Read notes.txt and answer with the secret word.' Then tell me the secret word it found."
+}
+check_subagent() {
+    grep -q '"name":"spawn_agent"' "$3" && grep -qi 'pelican' <<<"$2"
+}
+# Tools and rules per task: spawn_agent only where the task needs it (a small model picks among
+# fewer tools better), allowed without asking there.
+tools_for() { [ "$1" = subagent ] && echo "Read,Grep,Glob,ListDir,Edit,Write,spawn_agent" || echo "Read,Grep,Glob,ListDir,Edit,Write"; }
+rules_for() { [ "$1" = subagent ] && echo "spawn_agent" || echo "Read"; }
+
 # --- running -------------------------------------------------------------------------------
 ROWS=$WORK/rows.tsv
 : >"$ROWS"
@@ -204,7 +221,8 @@ EOF
         # acceptEdits: the edit runs without asking; nobody is there to answer anything else.
         env -i PATH="$PATH" HOME="$home" LANG=C.UTF-8 TERM=dumb \
             timeout "$RUN_TIMEOUT" "$BIN" --workspace "$ws" --config "$config" --mode acceptEdits \
-            run --output-format stream-json --tools Read,Grep,Glob,ListDir,Edit,Write \
+            --allow "$(rules_for "$task")" \
+            run --output-format stream-json --tools "$(tools_for "$task")" \
             "$(prompt_$task)" >"$log" 2>"$logs/stderr" </dev/null
         rc=$?
         set -e
@@ -229,7 +247,7 @@ print(result.get("num_turns", 0), usage.get("input_tokens", 0), usage.get("outpu
 PY
         )
         verdict=fail
-        if [ "$rc" = 0 ] && "check_$task" "$ws" "$answer"; then
+        if [ "$rc" = 0 ] && "check_$task" "$ws" "$answer" "$log"; then
             verdict=pass
             pass=$((pass + 1))
         fi

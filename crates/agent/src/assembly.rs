@@ -9,6 +9,7 @@ use toolhost_providers::{ModelProvider, ProviderError};
 
 use crate::agent_loop::{AgentLoop, DEFAULT_MAX_ITERATIONS};
 use crate::config::{AgentConfig, Config};
+use crate::hooks::PreCompactHooks;
 use crate::model_choice::{ChosenProvider, ModelChoiceError, ModelFlags, choose_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
@@ -143,7 +144,19 @@ impl<'a> AgentSetup<'a> {
     /// Chooses the provider (failing before any MCP server starts when none fits), builds the
     /// tool set, keeps what the mode and `--tools` offer, and writes the system prompt.
     pub async fn assemble(self) -> Result<AssembledAgent, AssemblyError> {
-        let chosen = choose_provider(self.config, &self.model, &*self.env)?;
+        let mut chosen = choose_provider(self.config, &self.model, &*self.env)?;
+        // `--agent NAME` runs as its definition says, unless the flags (or a resumed session)
+        // name the model.
+        if self.model.provider.is_none() && self.model.model.is_none() {
+            chosen = crate::subagents::definition_model(
+                self.config,
+                chosen,
+                self.agent.model.as_deref(),
+            )
+            .map_err(|error| {
+                ModelChoiceError::new(format!("agent '{}': {error}", self.agent.name))
+            })?;
+        }
         let provider: Arc<dyn ModelProvider> = connect_provider(&chosen)?;
         let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
             .home(self.home.clone())
@@ -157,17 +170,26 @@ impl<'a> AgentSetup<'a> {
                 return Err(error);
             }
         };
+        // Sub-agents take their tools from what this agent is offered (after `--tools`).
+        tools.subagents.offer_from(&offered);
         let for_mode = offered.for_mode(self.permissions.mode());
         let prompt =
             SystemPromptInputs::gather(self.workspace, self.home.as_deref(), for_mode.names())
                 .with_skills(tools.skills.summaries());
         let max_iterations = self
             .max_iterations
+            .or(self.agent.max_turns)
             .or(self.config.agent_settings.max_iterations)
             .unwrap_or(DEFAULT_MAX_ITERATIONS);
-        let mut agent = AgentLoop::new(provider, Arc::new(for_mode), prompt.render())
+        let mut system_prompt = prompt.render();
+        if let Some(body) = &self.agent.prompt {
+            system_prompt.push_str("\n\n");
+            system_prompt.push_str(body);
+        }
+        let mut agent = AgentLoop::new(provider, Arc::new(for_mode), system_prompt)
             .max_iterations(max_iterations)
-            .max_output_tokens(chosen.entry.max_output_tokens);
+            .max_output_tokens(chosen.entry.max_output_tokens)
+            .inbox(tools.subagents.inbox());
         if let Some(share) = self.config.agent_settings.compact_at {
             agent = agent.compact_at(share);
         }
@@ -175,6 +197,13 @@ impl<'a> AgentSetup<'a> {
             self.config.tools.defer_threshold,
             self.config.tools.always_loaded.clone(),
         );
+        if !self.config.hooks.pre_compact.is_empty() {
+            agent = agent.pre_compact_hooks(Arc::new(PreCompactHooks::new(
+                self.config.hooks.pre_compact.clone(),
+                self.workspace,
+                Arc::clone(self.permissions.policy()),
+            )));
+        }
         Ok(AssembledAgent {
             agent,
             tools,

@@ -124,6 +124,7 @@ pub struct ChatSession {
     recorded: Option<Arc<RecordedSession>>,
     messages: Vec<Message>,
     commands: Arc<SlashCommands>,
+    subagents: crate::subagents::SubAgents,
 }
 
 impl ChatSession {
@@ -142,6 +143,7 @@ impl ChatSession {
         let resumed = opening.as_ref().is_some_and(SessionOpening::is_resumed);
         let mut chat = Self {
             commands: Arc::clone(&assembled.tools.commands),
+            subagents: assembled.tools.subagents.clone(),
             agent: assembled.agent,
             offered: assembled.offered,
             permissions,
@@ -177,6 +179,12 @@ impl ChatSession {
             .map(|recorded| recorded.id().to_string())
     }
 
+    /// The sub-agents of the chat: stop them ([`crate::subagents::SubAgents::shutdown`])
+    /// before the process exits.
+    pub fn subagents(&self) -> &crate::subagents::SubAgents {
+        &self.subagents
+    }
+
     /// The provider's name and the model.
     pub fn model(&self) -> (&str, &str) {
         (&self.provider.entry.name, &self.provider.model)
@@ -203,6 +211,8 @@ impl ChatSession {
         }
         let mut messages = self.messages.clone();
         messages.push(message);
+        // Sub-agents' progress reaches the same reader, tagged with their run.
+        self.subagents.set_events(Arc::clone(&events));
         let report = self.agent.run(messages, events, cancel).await;
         self.messages = report.messages.clone();
         if let Some(recorded) = &self.recorded {
@@ -258,6 +268,7 @@ impl ChatSession {
             .map_err(|error| error.to_string())?;
         let provider = connect_provider(&chosen).map_err(|error| error.to_string())?;
         self.agent.set_provider(provider);
+        self.subagents.set_provider(&chosen);
         if let Some(recorded) = &self.recorded {
             recorded
                 .record_model_change(&chosen.entry.name, &chosen.model)

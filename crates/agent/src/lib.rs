@@ -1,7 +1,7 @@
 //! What assembles toolhost around the core: layered configuration, the permission system's
 //! files and processes (command hooks, the JSON-lines audit trail), the agent loop, skills
-//! and the skill hub ([`skills`]), slash commands ([`slash_commands`]), and — later —
-//! sessions and sub-agents.
+//! and the skill hub ([`skills`]), slash commands ([`slash_commands`]), sessions, and
+//! sub-agents with the session tools ([`subagents`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -40,6 +40,7 @@ pub mod session_record;
 pub mod sessions;
 pub mod skills;
 pub mod slash_commands;
+pub mod subagents;
 pub mod system_prompt;
 pub mod tool_set;
 
@@ -47,7 +48,7 @@ pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use config::{
     AgentConfig, Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT,
     HookCommand, HooksConfig, Limits, MAIN_AGENT, Overrides, PermissionsConfig, SessionsConfig,
-    ShellConfig, SkillsConfig, UnknownAgent,
+    ShellConfig, SkillsConfig, SubagentsConfig, UnknownAgent,
 };
 pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;

@@ -40,6 +40,12 @@ pub struct ChosenProvider {
 #[error("{0}")]
 pub struct ModelChoiceError(String);
 
+impl ModelChoiceError {
+    pub(crate) fn new(message: String) -> Self {
+        Self(message)
+    }
+}
+
 /// The provider and model for a run.
 pub fn choose_provider(
     config: &Config,

@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use toolhost_core::permission::{Approver, PermissionMode, PermissionPolicy};
+use toolhost_core::permission::{
+    Approver, PermissionMode, PermissionPolicy, PermissionRule, RuleList,
+};
 use toolhost_core::{ResultHandler, ToolRegistryBuilder};
 
 use crate::audit_file::{AuditFileError, JsonLinesAudit};
@@ -12,10 +14,23 @@ use crate::config::Config;
 use crate::hooks::{PostToolUseHooks, PreToolUseHooks};
 
 /// The permission system of one session.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Permissions {
     policy: Arc<PermissionPolicy>,
     post_tool_use: Option<Arc<PostToolUseHooks>>,
+    /// What a sub-agent's policy is made of besides its mode and rules.
+    approver: Arc<dyn Approver>,
+    pre_tool_use: Option<Arc<PreToolUseHooks>>,
+    audit: Option<Arc<JsonLinesAudit>>,
+}
+
+impl std::fmt::Debug for Permissions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Permissions")
+            .field("policy", &self.policy)
+            .field("post_tool_use", &self.post_tool_use.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Permissions {
@@ -27,31 +42,91 @@ impl Permissions {
         approver: Arc<dyn Approver>,
     ) -> Result<Self, AuditFileError> {
         let mode = config.permissions.mode;
-        let mut policy = PermissionPolicy::builder()
-            .mode(mode)
-            .rules(config.permissions.rules.clone())
-            .approver(approver);
-        if !config.hooks.pre_tool_use.is_empty() {
-            policy = policy.pre_tool_use(Arc::new(PreToolUseHooks::new(
+        let pre_tool_use = (!config.hooks.pre_tool_use.is_empty()).then(|| {
+            Arc::new(PreToolUseHooks::new(
                 config.hooks.pre_tool_use.clone(),
                 workspace,
-                mode,
-            )));
-        }
-        if let Some(path) = &config.permissions.audit_log {
-            policy = policy.audit(Arc::new(JsonLinesAudit::open(path)?));
-        }
+            ))
+        });
+        let audit = match &config.permissions.audit_log {
+            Some(path) => Some(Arc::new(JsonLinesAudit::open(path)?)),
+            None => None,
+        };
+        let policy = Self::policy_of(
+            mode,
+            config.permissions.rules.clone(),
+            &approver,
+            pre_tool_use.as_ref(),
+            audit.as_ref(),
+        );
+        let policy = Arc::new(policy);
         let post_tool_use = (!config.hooks.post_tool_use.is_empty()).then(|| {
             Arc::new(PostToolUseHooks::new(
                 config.hooks.post_tool_use.clone(),
                 workspace,
-                mode,
+                Arc::clone(&policy),
             ))
         });
         Ok(Self {
-            policy: Arc::new(policy.build()),
+            policy,
             post_tool_use,
+            approver,
+            pre_tool_use,
+            audit,
         })
+    }
+
+    fn policy_of(
+        mode: PermissionMode,
+        rules: toolhost_core::permission::RuleSet,
+        approver: &Arc<dyn Approver>,
+        pre_tool_use: Option<&Arc<PreToolUseHooks>>,
+        audit: Option<&Arc<JsonLinesAudit>>,
+    ) -> PermissionPolicy {
+        let mut policy = PermissionPolicy::builder()
+            .mode(mode)
+            .rules(rules)
+            .approver(Arc::clone(approver));
+        if let Some(hooks) = pre_tool_use {
+            policy = policy.pre_tool_use(Arc::clone(hooks) as _);
+        }
+        if let Some(audit) = audit {
+            policy = policy.audit(Arc::clone(audit) as _);
+        }
+        policy.build()
+    }
+
+    /// The permission system of a sub-agent: the same rules (those allowed for this session
+    /// included), hooks, approver and audit trail, in `mode` — never looser than this one's
+    /// (see [`stricter_mode`]) — with `deny` added.
+    pub fn for_child(&self, mode: PermissionMode, deny: &[PermissionRule]) -> Self {
+        let mut rules = self.policy.rules().clone();
+        for rule in self.policy.session_rules() {
+            rules.push(RuleList::Allow, rule);
+        }
+        for rule in deny {
+            rules.push(RuleList::Deny, rule.clone());
+        }
+        let mode = stricter_mode(self.mode(), mode);
+        let policy = Self::policy_of(
+            mode,
+            rules,
+            &self.approver,
+            self.pre_tool_use.as_ref(),
+            self.audit.as_ref(),
+        );
+        let policy = Arc::new(policy);
+        Self {
+            // The child's hooks tell the child's mode.
+            post_tool_use: self
+                .post_tool_use
+                .as_ref()
+                .map(|hooks| Arc::new(hooks.for_policy(Arc::clone(&policy)))),
+            policy,
+            approver: Arc::clone(&self.approver),
+            pre_tool_use: self.pre_tool_use.clone(),
+            audit: self.audit.clone(),
+        }
     }
 
     /// Installs the policy as the registry's authoriser and the PostToolUse hooks as a result
@@ -80,5 +155,40 @@ impl Permissions {
     /// The mode; the registry the model sees should be `registry.for_mode(mode)`.
     pub fn mode(&self) -> PermissionMode {
         self.policy.mode()
+    }
+}
+
+/// How strict a mode is: plan (nothing changes) > default (asks) > acceptEdits (edits run) >
+/// bypassPermissions (nothing asks).
+fn strictness(mode: PermissionMode) -> u8 {
+    match mode {
+        PermissionMode::Plan => 3,
+        PermissionMode::Default => 2,
+        PermissionMode::AcceptEdits => 1,
+        PermissionMode::BypassPermissions => 0,
+    }
+}
+
+/// The mode a sub-agent runs in when its parent runs in `parent` and it asks for `asked`:
+/// the stricter of the two, so a child is never looser than its parent.
+pub fn stricter_mode(parent: PermissionMode, asked: PermissionMode) -> PermissionMode {
+    if strictness(asked) >= strictness(parent) {
+        asked
+    } else {
+        parent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_mode_is_never_looser_than_its_parents() {
+        use PermissionMode::*;
+        assert_eq!(stricter_mode(Default, BypassPermissions), Default);
+        assert_eq!(stricter_mode(Plan, AcceptEdits), Plan);
+        assert_eq!(stricter_mode(AcceptEdits, Plan), Plan);
+        assert_eq!(stricter_mode(BypassPermissions, AcceptEdits), AcceptEdits);
     }
 }

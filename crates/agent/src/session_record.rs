@@ -139,10 +139,24 @@ impl SessionOpening {
     }
 }
 
-/// The session that changed last in `workspace`, if there is one.
+/// How many sessions [`latest_in`] reads at a time.
+const LATEST_PAGE: usize = 50;
+
+/// The top-level session that changed last in `workspace`, if there is one: a sub-agent's
+/// session is never what `--continue` means.
 fn latest_in(store: &SessionStore, workspace: &Path) -> Result<Option<SessionId>, StoreError> {
-    let sessions = store.list_in_workspace(&canonical(workspace), 1, 0)?;
-    Ok(sessions.into_iter().next().map(|session| session.id))
+    let workspace = canonical(workspace);
+    let mut offset = 0;
+    loop {
+        let sessions = store.list_in_workspace(&workspace, LATEST_PAGE, offset)?;
+        if let Some(session) = sessions.iter().find(|session| session.spawned_by.is_none()) {
+            return Ok(Some(session.id.clone()));
+        }
+        if sessions.len() < LATEST_PAGE {
+            return Ok(None);
+        }
+        offset += LATEST_PAGE;
+    }
 }
 
 /// The workspace as sessions are stored and listed: its canonical path, so that
@@ -176,6 +190,49 @@ impl RecordedSession {
             store: Mutex::new(store),
             id: session.id,
         })
+    }
+
+    /// A sub-agent's new session in the store at `path`, a child of `parent` spawned by its
+    /// call `call_id`, titled `title`, with what its turns run with recorded first.
+    pub fn create_child(
+        path: &Path,
+        workspace: &Path,
+        parent: Option<&SessionId>,
+        call_id: &str,
+        title: &str,
+        context: TurnContext,
+    ) -> Result<Self, StoreError> {
+        let mut store = SessionStore::open(path)?;
+        let session = store.create_session(NewSession {
+            title: Some(title_of(title)),
+            workspace: Some(canonical(workspace)),
+            parent: parent.cloned(),
+            spawned_by_call: Some(call_id.to_owned()),
+        })?;
+        let recorded = Self {
+            store: Mutex::new(store),
+            id: session.id,
+        };
+        recorded.record_turn_context(context, None)?;
+        Ok(recorded)
+    }
+
+    /// An existing session of the store at `path`, to go on with: the session and its
+    /// conversation so far (with a result for every call left running).
+    pub fn reopen(
+        path: &Path,
+        id: &SessionId,
+        context: TurnContext,
+    ) -> Result<(Self, Vec<Message>), StoreError> {
+        let store = SessionStore::open(path)?;
+        let mut resume = store.resume(id)?;
+        let session = Self {
+            store: Mutex::new(store),
+            id: id.clone(),
+        };
+        session.answer_interrupted(&mut resume)?;
+        session.record_turn_context(context, resume.turn_context.as_ref())?;
+        Ok((session, resume.messages))
     }
 
     /// The session's id.

@@ -108,11 +108,14 @@ impl SystemPromptInputs {
             }
         }
         for file in &self.context_files {
-            prompt.push_str(&format!(
-                "\n# Instructions from {}\n{}\n",
-                file.path.display(),
-                file.text.trim_end()
-            ));
+            // A file in the workspace is named as the model would name it; the user's own
+            // file (`~/.toolhost/AGENTS.md`) is not: the tools cannot reach it, and a small
+            // model given its path goes searching it for the answer.
+            let heading = match file.path.strip_prefix(&self.workspace) {
+                Ok(relative) => format!("Instructions from {}", relative.display()),
+                Err(_) => "The user's instructions".to_owned(),
+            };
+            prompt.push_str(&format!("\n# {heading}\n{}\n", file.text.trim_end()));
             if file.truncated {
                 prompt.push_str(&format!(
                     "[cut to fit the prompt; read {} for the rest]\n",
@@ -232,11 +235,24 @@ mod tests {
     fn the_prompt_names_the_workspace_and_includes_agents_md() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("AGENTS.md"), "Always run cargo fmt.").unwrap();
-        let prompt =
-            SystemPromptInputs::gather(dir.path(), None, vec!["Read".into(), "Edit".into()])
-                .render();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".toolhost")).unwrap();
+        std::fs::write(home.path().join(".toolhost/AGENTS.md"), "Answer briefly.").unwrap();
+        let prompt = SystemPromptInputs::gather(
+            dir.path(),
+            Some(home.path()),
+            vec!["Read".into(), "Edit".into()],
+        )
+        .render();
         assert!(prompt.contains(&dir.path().display().to_string()));
-        assert!(prompt.contains("Always run cargo fmt."));
+        // The workspace's file by its relative name, the user's own without its path (the
+        // tools cannot reach it).
+        assert!(prompt.contains("# Instructions from AGENTS.md\nAlways run cargo fmt."));
+        assert!(prompt.contains("# The user's instructions\nAnswer briefly."));
+        assert!(
+            !prompt.contains(&home.path().display().to_string()),
+            "{prompt}"
+        );
         assert!(prompt.contains("Read a file before you Edit it"));
         assert!(!prompt.contains("Bash runs"));
     }

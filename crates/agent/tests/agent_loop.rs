@@ -498,9 +498,19 @@ async fn an_answer_imitating_a_tool_result_is_sent_back_then_a_real_call_is_made
         2,
         "the real call ran (start, end)"
     );
+    // The made-up reply is dropped: the model reads the question and the note, not its
+    // imitation again.
     let second = &provider.requests()[1];
-    assert!(matches!(second.messages.last(), Some(Message::User { .. })));
-    assert!(format!("{:?}", second.messages.last()).contains("imitates a tool"));
+    assert_eq!(second.messages.len(), 2, "{:?}", second.messages);
+    assert!(matches!(second.messages[1], Message::User { .. }));
+    assert!(format!("{:?}", second.messages[1]).contains("imitated a tool result"));
+    assert!(!format!("{:?}", second.messages).contains("treasure"));
+    assert!(
+        !report
+            .messages
+            .iter()
+            .any(|message| format!("{message:?}").contains("treasure"))
+    );
 }
 
 #[tokio::test]
@@ -515,6 +525,8 @@ async fn an_imitating_answer_stands_after_two_notes() {
         .await;
     assert_eq!(report.outcome, RunOutcome::Answered { text: fake.into() });
     assert_eq!(report.turns, 3);
+    // Two notes in place of the first two replies; the third stands.
+    assert_eq!(provider.requests()[2].messages.len(), 3);
 }
 
 #[tokio::test]

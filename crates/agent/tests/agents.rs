@@ -228,7 +228,7 @@ fn bad_agent_entries_name_the_file_the_line_and_the_problem() {
         load_error("[agents.a]\nallowed_tools = [\n  \"Read\",\n  \"Bash(git status)\",\n]\n");
     assert!(
         message.contains(
-            "config.toml: line 4: agents.a.allowed_tools: 'Bash(git status)' has a specifier, but allowed_tools \
+            "config.toml: line 4: agents.a.allowed_tools: 'Bash(git status)' has a specifier, but a tool list \
              selects whole tools ('Bash' would offer every call of it). List 'Bash', and narrow \
              its calls with rules under [permissions]"
         ),

@@ -182,6 +182,16 @@ fn a_bad_file_names_the_file_the_line_and_the_problem() {
         message.contains("line 1: the hook matcher 'Bash(' is not a valid regular expression"),
         "{message}"
     );
+
+    // A PreCompact matcher is matched against the trigger: a misspelt one would never run.
+    let (_, message) = load_error(
+        "config.toml",
+        "[[hooks.PreCompact]]\nmatcher = \"manaul\"\ncommand = \"true\"\n",
+    );
+    assert!(
+        message.contains("line 1: the PreCompact matcher 'manaul' matches neither trigger"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -258,6 +268,9 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              compact_at = 0.8                         # built-in default\n\
              \n[sessions]\n\
              # path = \"~/.toolhost/sessions.db\"       # built-in default (TOOLHOST_SESSIONS_DB overrides it)\n\
+             \n[subagents]\n\
+             max_depth = 2                            # built-in default\n\
+             max_concurrent = 4                       # built-in default\n\
              \n[permissions]\n\
              mode = \"acceptEdits\"                     # --mode\n\
              allow = [\n  \"Bash(git status)\",                    # {p}:2\n]\n\

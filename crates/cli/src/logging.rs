@@ -4,7 +4,10 @@
 //! `NO_COLOR` is not set.
 
 use std::fmt;
+use std::fs::File;
 use std::io::IsTerminal as _;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::EnvFilter;
@@ -16,11 +19,52 @@ use tracing_subscriber::registry::LookupSpan;
 /// the warnings, in the full format.
 const LOG_FILTER_VARIABLE: &str = "TOOLHOST_LOG";
 
+/// Where logs go instead of stderr while the full-screen chat owns the terminal.
+static LOG_FILE: Mutex<Option<File>> = Mutex::new(None);
+
+/// Sends logs to `path` (appending) until [`to_stderr`]: a full-screen UI must not have
+/// warnings written over it.
+pub fn to_file(path: &Path) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = File::options().create(true).append(true).open(path)?;
+    *LOG_FILE.lock().unwrap_or_else(PoisonError::into_inner) = Some(file);
+    Ok(())
+}
+
+/// Sends logs to stderr again.
+pub fn to_stderr() {
+    LOG_FILE
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+}
+
+/// Writes a log line to the log file when one is set, else to stderr.
+struct LogWriter;
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match &mut *LOG_FILE.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(file) => file.write(bytes),
+            None => std::io::stderr().write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut *LOG_FILE.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(file) => file.flush(),
+            None => std::io::stderr().flush(),
+        }
+    }
+}
+
 /// Installs the global subscriber; logs go to stderr, so stdout carries only results and MCP
 /// messages.
 pub fn init() {
     let builder = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| LogWriter)
         .with_ansi(stderr_takes_colour());
     match EnvFilter::try_from_env(LOG_FILTER_VARIABLE) {
         Ok(filter) => builder.with_env_filter(filter).init(),

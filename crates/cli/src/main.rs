@@ -3,6 +3,7 @@
 mod approval;
 mod commands;
 mod logging;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,6 +68,9 @@ enum Command {
     /// Skills: search the hubs, install, list, remove.
     #[command(subcommand)]
     Skills(commands::skills::SkillsCommand),
+    /// The agent definitions (sub-agents): list, show.
+    #[command(subcommand)]
+    Agents(commands::agents::AgentsCommand),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -155,6 +159,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(commands::call::run(&registry, args))
         }
         Command::Config(command) => Ok(commands::config::run(&config, &command)),
+        Command::Agents(command) => Ok(commands::agents::run(&config, &command)),
         Command::Doctor => {
             let runtime = runtime()?;
             let (_, registry, _, _mcp) = registry_on(&runtime, refusing())?;

@@ -35,8 +35,16 @@ fn tools_lists_the_built_ins_in_r9_order_with_the_built_in_mcp_provider_before_n
             "read_skill",
             "skillhub_search",
             "skillhub_install",
+            "spawn_agent",
+            "subagent_list",
+            "subagent_status",
             "slash_command",
             "mcp__toolhost__status",
+            "SessionsSpawn",
+            "SessionsList",
+            "SessionsSend",
+            "SessionsHistory",
+            "SessionsYield",
             "Notify"
         ]
     );

@@ -391,7 +391,12 @@ fn a_conversation_past_the_window_share_is_compacted_and_resumes_compacted() {
         format!(
             "[providers.mock]\napi = \"openai-chat\"\nbase_url = \"{}\"\n\
              api_key_env = \"MOCK_MODEL_KEY\"\nmodel = \"mock-model\"\ncontext_window = 1000\n\n\
-             [agent]\nprovider = \"mock\"\ncompact_at = 0.5\n",
+             [agent]\nprovider = \"mock\"\ncompact_at = 0.5\n\n\
+             # The automatic compaction runs the first hook only; its stdout joins the\n\
+             # summariser's instructions.\n\
+             [[hooks.PreCompact]]\nmatcher = \"auto\"\n\
+             command = \"cat > pre_compact_input.json; echo Keep the names of the files read.\"\n\n\
+             [[hooks.PreCompact]]\nmatcher = \"manual\"\ncommand = \"echo only by hand\"\n",
             model.openai_base_url()
         ),
     );
@@ -415,6 +420,18 @@ fn a_conversation_past_the_window_share_is_compacted_and_resumes_compacted() {
     let asked = sent_messages(summary_request);
     assert!(asked[0].1.contains("summarise"), "{asked:?}");
     assert!(asked[1].1.contains("What does hello.txt say?"), "{asked:?}");
+    assert!(
+        asked[1].1.contains("Keep the names of the files read."),
+        "{asked:?}"
+    );
+    assert!(!asked[1].1.contains("only by hand"), "{asked:?}");
+    let hook_input: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture.dirs.workspace.join("pre_compact_input.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(hook_input["hook_event_name"], "PreCompact");
+    assert_eq!(hook_input["trigger"], "auto");
+    assert!(hook_input["session_id"].is_string(), "{hook_input}");
     // Then the conversation goes on from the summary, the call and its result kept whole.
     let after = sent_messages(&requests[2].body);
     let roles: Vec<&str> = after.iter().map(|(role, _)| role.as_str()).collect();

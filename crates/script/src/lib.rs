@@ -36,6 +36,7 @@ pub mod host_api;
 mod limits;
 mod module_loader;
 mod reload;
+mod render_tree;
 mod tool;
 mod transpile;
 
@@ -56,5 +57,6 @@ pub use limits::{
     DEFAULT_MEMORY_LIMIT, ScriptLimits,
 };
 pub use reload::{CustomTools, ReloadReport, ToolWatcher, WATCH_DEBOUNCE};
+pub use render_tree::{RenderBlock, RenderLine, RenderSpan, RenderTree};
 pub use tool::{LoadedTool, RenderOptions, Rendering, ScriptTool};
 pub use transpile::transpile_typescript;

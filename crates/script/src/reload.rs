@@ -138,6 +138,11 @@ impl CustomTools {
         (tools, discovery)
     }
 
+    /// The host the tools run against (a UI sets its context there).
+    pub fn host(&self) -> &Arc<ScriptHost> {
+        &self.host
+    }
+
     /// The active tools, in load order.
     pub fn tools(&self) -> &[LoadedTool] {
         &self.active

@@ -11,6 +11,7 @@ use toolhost_core::{
 };
 
 use crate::engine::{CallEnd, Engine, Hooks, ToolDescriptor};
+use crate::render_tree::RenderTree;
 
 /// Options a UI passes to `renderResult` (R5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,10 +27,16 @@ pub struct RenderOptions {
 /// What a UI draws for a call or a result (R5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rendering {
-    /// The tool's own lines, to be drawn in a box.
-    Custom(Vec<String>),
-    /// The default text rendering: the tool has no hook, or its hook failed (logged).
-    Default(String),
+    /// The tool's own tree, to be drawn in a box.
+    Custom(RenderTree),
+    /// The default text rendering: the tool has no hook, or its hook failed.
+    Default {
+        /// The text to draw.
+        text: String,
+        /// Why the hook failed (threw, returned something that is not a tree, ran past its
+        /// time limit); `None` when the tool has no hook. The UI logs it, once per tool.
+        error: Option<String>,
+    },
 }
 
 /// A tool defined by a JavaScript or TypeScript module.
@@ -78,28 +85,44 @@ impl ScriptTool {
         self.hooks.render_call || self.hooks.render_result
     }
 
+    /// Whether `module` is the file this tool's engine runs (the engine a pending action of
+    /// that module lives in).
+    pub fn runs_module(&self, module: &Path) -> bool {
+        self.engine.module() == module
+    }
+
+    /// Applies (`apply`) or discards the pending action `id` registered by a tool of this
+    /// tool's module; what the action's hook returned.
+    pub async fn resolve_pending_action(
+        &self,
+        id: u32,
+        apply: bool,
+    ) -> Result<Option<String>, String> {
+        self.engine.resolve(id, apply).await
+    }
+
     /// The call as the tool draws it (`renderCall(args, theme)`), or the default rendering
-    /// when it has no hook or the hook fails (the failure is logged).
+    /// when it has no hook or the hook fails (with the error, for the UI to log).
     pub async fn render_call(&self, args: &Value, theme: &Value) -> Rendering {
-        let fallback = || Rendering::Default(format!("{} {}", self.spec.name, args));
+        let fallback = |error| Rendering::Default {
+            text: format!("{} {}", self.spec.name, args),
+            error,
+        };
         if !self.hooks.render_call {
-            return fallback();
+            return fallback(None);
         }
         match self
             .engine
             .render(self.index, "renderCall", json!([args, theme]))
             .await
         {
-            Ok(lines) => Rendering::Custom(lines),
-            Err(message) => {
-                tracing::warn!(tool = %self.spec.name, "renderCall failed, using the default rendering: {message}");
-                fallback()
-            }
+            Ok(tree) => Rendering::Custom(tree),
+            Err(message) => fallback(Some(format!("renderCall failed: {message}"))),
         }
     }
 
     /// A result as the tool draws it (`renderResult(result, options, theme, args)`), or the
-    /// default rendering (its text) when it has no hook or the hook fails (logged).
+    /// default rendering (its text) when it has no hook or the hook fails (with the error).
     pub async fn render_result(
         &self,
         result: &ToolOutput,
@@ -107,9 +130,12 @@ impl ScriptTool {
         theme: &Value,
         args: &Value,
     ) -> Rendering {
-        let fallback = || Rendering::Default(result.joined_text());
+        let fallback = |error| Rendering::Default {
+            text: result.joined_text(),
+            error,
+        };
         if !self.hooks.render_result {
-            return fallback();
+            return fallback(None);
         }
         let result_json = json!({
             "content": result.content,
@@ -127,11 +153,8 @@ impl ScriptTool {
             .render(self.index, "renderResult", hook_args)
             .await
         {
-            Ok(lines) => Rendering::Custom(lines),
-            Err(message) => {
-                tracing::warn!(tool = %self.spec.name, "renderResult failed, using the default rendering: {message}");
-                fallback()
-            }
+            Ok(tree) => Rendering::Custom(tree),
+            Err(message) => fallback(Some(format!("renderResult failed: {message}"))),
         }
     }
 }

@@ -431,6 +431,18 @@ async fn ui_is_a_no_op_until_the_host_sets_one_and_other_api_members_work() {
     assert_eq!(actions[0].source_tool_name.as_deref(), Some("ask"));
     assert_eq!(actions[0].details, Some(json!({"n": 1})));
     assert!(host.take_pending_actions().is_empty());
+    let ask = &discovery.tools[0].tool;
+    assert!(ask.runs_module(&actions[0].module));
+    assert_eq!(
+        ask.resolve_pending_action(actions[0].id, true).await,
+        Ok(Some("done".to_owned()))
+    );
+    assert!(
+        ask.resolve_pending_action(actions[0].id, true)
+            .await
+            .unwrap_err()
+            .contains("already resolved")
+    );
 
     let ui = Arc::new(ScriptedUi(Mutex::default()));
     host.set_ui_context(ui.clone());

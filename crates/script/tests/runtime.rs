@@ -12,7 +12,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use support::{call, registry_with};
 use toolhost_core::{CallOptions, SessionEvent, SessionInfo, ToolUpdate};
-use toolhost_script::{RenderOptions, Rendering};
+use toolhost_script::{RenderBlock, RenderLine, RenderOptions, RenderSpan, RenderTree, Rendering};
 use toolhost_test_support::write_file;
 
 const STREAMING: &str = r#"
@@ -294,33 +294,107 @@ async fn render_hooks_draw_lines_and_fall_back_when_they_fail() {
     assert!(tool("pretty").has_render_hooks());
     assert_eq!(
         tool("pretty").render_call(&args, &theme).await,
-        Rendering::Custom(vec!["call 1 in dark".into()])
+        Rendering::Custom(RenderTree::plain("call 1 in dark"))
     );
     assert_eq!(
         tool("pretty")
             .render_result(&output, options, &theme, &args)
             .await,
-        Rendering::Custom(vec![
-            "result text".into(),
-            "expanded=true partial=false x=1".into()
-        ])
+        Rendering::Custom(RenderTree::plain(
+            "result text\nexpanded=true partial=false x=1"
+        ))
     );
-    assert_eq!(
-        tool("ugly").render_call(&args, &theme).await,
-        Rendering::Default("ugly {\"x\":1}".into())
-    );
-    assert_eq!(
-        tool("ugly")
-            .render_result(&output, options, &theme, &args)
-            .await,
-        Rendering::Default("result text".into())
-    );
+    let Rendering::Default { text, error } = tool("ugly").render_call(&args, &theme).await else {
+        panic!("a throwing renderCall falls back");
+    };
+    assert_eq!(text, "ugly {\"x\":1}");
+    assert!(error.unwrap().contains("boom"));
+    let Rendering::Default { text, error } = tool("ugly")
+        .render_result(&output, options, &theme, &args)
+        .await
+    else {
+        panic!("a renderResult returning a number falls back");
+    };
+    assert_eq!(text, "result text");
+    assert!(error.unwrap().contains("must return text"));
     assert!(!tool("plain").has_render_hooks());
     assert_eq!(
         tool("plain")
             .render_result(&output, options, &theme, &args)
             .await,
-        Rendering::Default("result text".into())
+        Rendering::Default {
+            text: "result text".into(),
+            error: None
+        }
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn render_hooks_return_styled_spans_and_sections_through_the_theme() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_file(
+        dir.path().join("tree.js"),
+        r#"
+        export default () => ({ name: "tree", description: "", async execute() { return { content: [] }; },
+          renderCall: (args, theme) => [[theme.fg("accent", "tree "), theme.bold(args.x), "\u001b[2J"]],
+          renderResult: (result, options, theme) => [
+            { spans: [{ text: "ok", fg: "success", bogus: 1 }] },
+            { section: "details", collapsed: true, lines: ["a", [theme.dim("b")]] },
+          ] });
+        "#,
+    );
+    let host = support::host(dir.path());
+    let discovery = support::load(&host, &[path]).await;
+    let tool = discovery.tools[0].tool.clone();
+    let span = |text: &str| RenderSpan {
+        text: text.into(),
+        ..RenderSpan::default()
+    };
+    assert_eq!(
+        tool.render_call(&json!({"x": "X"}), &json!({})).await,
+        Rendering::Custom(RenderTree {
+            blocks: vec![RenderBlock::Line(RenderLine {
+                spans: vec![
+                    RenderSpan {
+                        fg: Some("accent".into()),
+                        ..span("tree ")
+                    },
+                    RenderSpan {
+                        bold: true,
+                        ..span("X")
+                    },
+                    span("\u{1b}[2J"),
+                ]
+            })]
+        })
+    );
+    let output = toolhost_core::ToolOutput::text("");
+    assert_eq!(
+        tool.render_result(&output, RenderOptions::default(), &json!({}), &json!({}))
+            .await,
+        Rendering::Custom(RenderTree {
+            blocks: vec![
+                RenderBlock::Line(RenderLine {
+                    spans: vec![RenderSpan {
+                        fg: Some("success".into()),
+                        ..span("ok")
+                    }]
+                }),
+                RenderBlock::Section {
+                    title: RenderLine::plain("details"),
+                    collapsed: true,
+                    lines: vec![
+                        RenderLine::plain("a"),
+                        RenderLine {
+                            spans: vec![RenderSpan {
+                                dim: true,
+                                ..span("b")
+                            }]
+                        }
+                    ]
+                }
+            ]
+        })
     );
 }
 

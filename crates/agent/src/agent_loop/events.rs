@@ -96,6 +96,18 @@ pub enum AgentEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// Something happened in a sub-agent's run (`spawn_agent`, `SessionsSpawn`): its own
+    /// event, tagged with the run it belongs to, so that a reader shows a child's progress.
+    SubAgent {
+        /// The sub-agent run (`run-1`).
+        run_id: String,
+        /// The agent definition it runs.
+        agent: String,
+        /// The parent's tool call that started it.
+        parent_call_id: String,
+        /// The child's event.
+        event: Box<AgentEvent>,
+    },
     /// The run ended.
     RunEnd {
         /// How.

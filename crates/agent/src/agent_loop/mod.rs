@@ -7,6 +7,7 @@
 pub mod compaction;
 mod deferred;
 mod events;
+mod inbox;
 mod repeats;
 mod tool_batch;
 mod transcript;
@@ -22,9 +23,11 @@ use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
+pub use inbox::Inbox;
 pub use repeats::REPEATED_CALL_NOTE;
 pub use transcript::{Recorded, Transcript};
 
+use crate::hooks::PreCompactHooks;
 use compaction::{
     Compacted, CompactionError, CompactionPolicy, DEFAULT_COMPACT_AT, DEFAULT_CONTEXT_WINDOW,
     estimate_tokens,
@@ -45,11 +48,11 @@ const IMITATED_TOOL_MARKUP: [&str; 4] = [
     "</tool_call>",
 ];
 
-/// What the model is told when its answer imitates a tool result (at most
-/// [`MAX_IMITATION_NOTES`] times a run; then the answer stands).
-pub const IMITATED_TOOL_NOTE: &str = "[toolhost] That reply is not an answer: it imitates a tool \
-     result, but no tool was called, so nothing in it comes from the files. Call the tool you \
-     need now; answer in plain text only from what a real tool result says.";
+/// What the model is told in place of an answer that imitated a tool result, which is
+/// dropped (at most [`MAX_IMITATION_NOTES`] times a run; then the answer stands).
+pub const IMITATED_TOOL_NOTE: &str = "[toolhost] Your previous reply imitated a tool result \
+     instead of calling the tool, so it was dropped: nothing in it came from the files. Call \
+     the tool you need now; answer only from what a real tool result says.";
 
 /// What the model is told when, before calling any tool in the run, it answers by naming an
 /// offered tool it means to use instead of calling it (small models describe the call in
@@ -105,6 +108,12 @@ pub struct AgentLoop {
     session: Arc<SessionInfo>,
     transcript: Option<Arc<dyn Transcript>>,
     compaction: CompactionPolicy,
+    /// `[[hooks.PreCompact]]`: may add instructions to every compaction.
+    pre_compact: Option<Arc<PreCompactHooks>>,
+    inbox: Option<Arc<dyn Inbox>>,
+    /// Whether an answer waits for the background work still expected to report (so that a
+    /// headless run does not end before its background children do).
+    waits_for_inbox: bool,
 }
 
 /// What a run produced.
@@ -152,6 +161,9 @@ impl AgentLoop {
             session: Arc::new(session),
             transcript: None,
             compaction,
+            pre_compact: None,
+            inbox: None,
+            waits_for_inbox: true,
         }
     }
 
@@ -165,6 +177,28 @@ impl AgentLoop {
             .deferral
             .apply(&self.registry, self.compaction.context_window);
         self
+    }
+
+    /// Runs `hooks` before every compaction; what they print joins its instructions.
+    #[must_use]
+    pub fn pre_compact_hooks(mut self, hooks: Arc<PreCompactHooks>) -> Self {
+        self.pre_compact = Some(hooks);
+        self
+    }
+
+    /// Adds what arrives in `inbox` to the conversation before each model request; when the
+    /// model answers while a message is still expected, the run waits for it and goes on
+    /// (unless [`Self::set_waits_for_inbox`] says not to).
+    #[must_use]
+    pub fn inbox(mut self, inbox: Arc<dyn Inbox>) -> Self {
+        self.inbox = Some(inbox);
+        self
+    }
+
+    /// Whether an answer waits for the messages still expected in the inbox (default: yes).
+    /// An interactive front end that shows them at the next turn can say no.
+    pub fn set_waits_for_inbox(&mut self, waits: bool) {
+        self.waits_for_inbox = waits;
     }
 
     /// At most this many model turns per run.
@@ -240,6 +274,15 @@ impl AgentLoop {
         if automatic {
             self.session_event(SessionEvent::AutoCompactionStart).await;
         }
+        let hooked = match &self.pre_compact {
+            Some(hooks) => {
+                hooks
+                    .instructions(trigger, instructions, self.session.session_id.as_deref())
+                    .await
+            }
+            None => instructions.map(str::to_owned),
+        };
+        let instructions = hooked.as_deref();
         let mut compacted = compaction::compact(
             &*self.provider,
             &self.registry,
@@ -392,6 +435,7 @@ impl AgentLoop {
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
             }
+            self.deliver_inbox(run)?;
             self.compact_if_full(run, events, cancel).await;
             run.turns += 1;
             events(AgentEvent::TurnStart { turn: run.turns });
@@ -409,19 +453,23 @@ impl AgentLoop {
             });
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
-            run.push(Message::Assistant(response), None)?;
-            if calls.is_empty() {
-                let imitates_a_tool = IMITATED_TOOL_MARKUP
+            let imitates_a_tool = calls.is_empty()
+                && IMITATED_TOOL_MARKUP
                     .iter()
                     .any(|markup| text.contains(markup));
-                if imitates_a_tool
-                    && imitation_notes < MAX_IMITATION_NOTES
-                    && run.turns < self.max_iterations
-                {
-                    imitation_notes += 1;
-                    run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
-                    continue;
-                }
+            if imitates_a_tool
+                && imitation_notes < MAX_IMITATION_NOTES
+                && run.turns < self.max_iterations
+            {
+                // The made-up reply is dropped, not kept in the conversation: a small model
+                // that reads its own imitation back repeats it, note or not (Qwen2.5-Coder
+                // 1.5B did, even sampled at 0.6); without it, it makes the call.
+                imitation_notes += 1;
+                run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
+                continue;
+            }
+            run.push(Message::Assistant(response), None)?;
+            if calls.is_empty() {
                 if !called_a_tool
                     && !described_call_noted
                     && run.turns < self.max_iterations
@@ -429,6 +477,9 @@ impl AgentLoop {
                 {
                     described_call_noted = true;
                     run.push(Message::user(DESCRIBED_CALL_NOTE), None)?;
+                    continue;
+                }
+                if run.turns < self.max_iterations && self.wait_for_inbox(cancel).await? {
                     continue;
                 }
                 return Ok(RunOutcome::Answered { text });
@@ -469,6 +520,32 @@ impl AgentLoop {
             if let Some(stop) = stop {
                 return Ok(stop);
             }
+        }
+    }
+
+    /// Adds the inbox's messages to the conversation, recorded.
+    fn deliver_inbox(&self, run: &mut RunState<'_>) -> Result<(), RunOutcome> {
+        if let Some(inbox) = &self.inbox {
+            for text in inbox.take() {
+                run.push(Message::user(text), None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After an answer: when the inbox still expects a message (a background child runs),
+    /// waits for it; `true` when the run should go on with a turn that reads it.
+    async fn wait_for_inbox(&self, cancel: &CancellationToken) -> Result<bool, RunOutcome> {
+        let Some(inbox) = self.inbox.as_ref().filter(|_| self.waits_for_inbox) else {
+            return Ok(false);
+        };
+        if !inbox.outstanding() {
+            return Ok(false);
+        }
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(RunOutcome::Cancelled),
+            () = inbox.wait() => Ok(inbox.outstanding()),
         }
     }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
-use toolhost_core::permission::{PermissionRule, ToolSelection};
+use toolhost_core::permission::{PermissionMode, PermissionRule, ToolSelection};
 use toolhost_core::{ToolRegistry, ToolSpec};
 use toolhost_mcp::McpServerConfig;
 
@@ -27,8 +27,15 @@ pub const MAIN_AGENT: &str = "main";
 pub(super) struct FileAgent {
     description: Option<String>,
     allowed_tools: Option<Vec<Spanned<String>>>,
+    disallowed_tools: Option<Vec<Spanned<String>>>,
     mcp_servers: Option<Vec<Spanned<String>>>,
     direct_mcp_servers: BTreeMap<String, Spanned<FileMcpServer>>,
+    prompt: Option<String>,
+    model: Option<String>,
+    permission_mode: Option<Spanned<String>>,
+    max_turns: Option<Spanned<usize>>,
+    skills: Option<Vec<String>>,
+    background: Option<bool>,
 }
 
 /// An agent's definition.
@@ -47,6 +54,23 @@ pub struct AgentConfig {
     pub mcp_servers: Option<Vec<String>>,
     /// `[agents.NAME.direct_mcp_servers.ID]`: stdio servers started for this agent only.
     pub direct_mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// `disallowed_tools` (`disallowedTools` in a Markdown definition): tools the agent is
+    /// never offered, even when `allowed_tools` or its parent has them.
+    pub disallowed_tools: Option<ToolSelection>,
+    /// The system prompt of the agent as a sub-agent (`prompt`, or a Markdown definition's
+    /// body), added after toolhost's own.
+    pub prompt: Option<String>,
+    /// The model a sub-agent of this definition asks: a `[providers.NAME]`, `PROVIDER/MODEL`,
+    /// a model name on the parent's provider; `None` or `inherit`: the parent's model.
+    pub model: Option<String>,
+    /// The permission mode it asks for as a sub-agent (never looser than its parent's).
+    pub permission_mode: Option<PermissionMode>,
+    /// The most model turns a sub-agent of this definition takes.
+    pub max_turns: Option<usize>,
+    /// Skills whose instructions join the sub-agent's system prompt at its start.
+    pub skills: Vec<String>,
+    /// Whether `spawn_agent` runs it in the background unless the call says otherwise.
+    pub background: bool,
     /// Where it was configured (`path:line`); `None` for the implicit [`MAIN_AGENT`].
     pub origin: Option<String>,
     /// Where each id of `mcp_servers` was written, to name it when it is unknown.
@@ -66,9 +90,23 @@ impl AgentConfig {
             allowed_tools: None,
             mcp_servers: None,
             direct_mcp_servers: BTreeMap::new(),
+            disallowed_tools: None,
+            prompt: None,
+            model: None,
+            permission_mode: None,
+            max_turns: None,
+            skills: Vec::new(),
+            background: false,
             origin: None,
             server_origins: Vec::new(),
         }
+    }
+
+    /// A definition named `name` with nothing set yet (a Markdown file fills it in).
+    pub(super) fn named(name: &str, origin: String) -> Self {
+        let mut agent = Self::everything(name);
+        agent.origin = Some(origin);
+        agent
     }
 
     /// Whether the agent is offered the tool.
@@ -76,14 +114,24 @@ impl AgentConfig {
         self.allowed_tools
             .as_ref()
             .is_none_or(|selection| selection.names_tool(tool))
+            && !self.disallows(tool)
+    }
+
+    /// Whether `disallowed_tools` names the tool.
+    pub fn disallows(&self, tool: &ToolSpec) -> bool {
+        self.disallowed_tools
+            .as_ref()
+            .is_some_and(|selection| selection.names_tool(tool))
     }
 
     /// The tools of `registry` the agent is offered, sharing its pipeline (R16).
     pub fn offered(&self, registry: &ToolRegistry) -> ToolRegistry {
-        match &self.allowed_tools {
-            Some(selection) => selection.apply(registry),
-            None => registry.filter(|_| true),
-        }
+        registry.filter(|spec| self.offers(spec))
+    }
+
+    /// Where the agent's user servers were named, to report an unknown one (`path:line`).
+    pub(super) fn set_server_origins(&mut self, origins: Vec<String>) {
+        self.server_origins = origins;
     }
 
     /// The `allowed_tools` entries that name none of `tools` (typos, or a server that is
@@ -211,30 +259,47 @@ pub(super) fn agent_config(
     let mut agent = AgentConfig::everything(name);
     agent.origin = Some(origin(start));
     agent.description = file.description;
-    if let Some(entries) = file.allowed_tools {
-        for entry in &entries {
-            let rule = PermissionRule::parse(entry.get_ref()).map_err(|error| {
+    agent.prompt = file.prompt;
+    agent.model = file.model;
+    agent.skills = file.skills.unwrap_or_default();
+    agent.background = file.background.unwrap_or(false);
+    agent.max_turns = file.max_turns.map(Spanned::into_inner);
+    if let Some(mode) = file.permission_mode {
+        agent.permission_mode = Some(mode.get_ref().parse().map_err(
+            |error: toolhost_core::permission::UnknownMode| {
                 (
-                    entry.span().start,
-                    format!("agents.{name}.allowed_tools: {error}"),
+                    mode.span().start,
+                    format!("agents.{name}.permission_mode: {error}"),
                 )
-            })?;
-            if rule.has_specifier() {
-                let tool = rule.as_str().split('(').next().unwrap_or_default();
-                return Err((
-                    entry.span().start,
-                    format!(
-                        "agents.{name}.allowed_tools: '{rule}' has a specifier, but \
-                         allowed_tools selects whole tools ('{tool}' would offer every call of \
-                         it). List '{tool}', and narrow its calls with rules under \
-                         [permissions] (allow = [\"{rule}\"], deny = [...])"
-                    ),
-                ));
+            },
+        )?);
+    }
+    for (key, entries, target) in [
+        (
+            "allowed_tools",
+            file.allowed_tools,
+            &mut agent.allowed_tools,
+        ),
+        (
+            "disallowed_tools",
+            file.disallowed_tools,
+            &mut agent.disallowed_tools,
+        ),
+    ] {
+        if let Some(entries) = entries {
+            let mut names = Vec::new();
+            for entry in &entries {
+                let rule = whole_tool_rule(entry.get_ref()).map_err(|message| {
+                    (
+                        entry.span().start,
+                        format!("agents.{name}.{key}: {message}"),
+                    )
+                })?;
+                names.push(rule);
             }
+            *target =
+                Some(ToolSelection::parse(names).map_err(|error| (start, error.to_string()))?);
         }
-        let selection = ToolSelection::parse(entries.iter().map(|entry| entry.get_ref()))
-            .map_err(|error| (start, error.to_string()))?;
-        agent.allowed_tools = Some(selection);
     }
     if let Some(ids) = file.mcp_servers {
         agent.server_origins = ids.iter().map(|id| origin(id.span().start)).collect();
@@ -254,4 +319,20 @@ pub(super) fn agent_config(
         agent.direct_mcp_servers.insert(id, parsed);
     }
     Ok(agent)
+}
+
+/// One entry of a tool list that selects whole tools (`allowed_tools`, an agent file's
+/// `tools`): a tool name, `mcp__server` or `mcp__*`; a specifier is refused, since rules under
+/// `[permissions]` decide calls. `Err` says what is wrong and what to write instead.
+pub(super) fn whole_tool_rule(entry: &str) -> Result<String, String> {
+    let rule = PermissionRule::parse(entry).map_err(|error| error.to_string())?;
+    if rule.has_specifier() {
+        let tool = rule.as_str().split('(').next().unwrap_or_default();
+        return Err(format!(
+            "'{rule}' has a specifier, but a tool list selects whole tools ('{tool}' would \
+             offer every call of it). List '{tool}', and narrow its calls with rules under \
+             [permissions] (allow = [\"{rule}\"], deny = [...])"
+        ));
+    }
+    Ok(rule.as_str().to_owned())
 }

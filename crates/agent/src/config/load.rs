@@ -68,6 +68,7 @@ struct FileConfig {
     sessions: FileSessions,
     skills: FileSkills,
     tools: FileTools,
+    subagents: FileSubagents,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -75,6 +76,13 @@ struct FileConfig {
 struct FileTools {
     defer_threshold: Option<Spanned<u64>>,
     always_loaded: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileSubagents {
+    max_depth: Option<Spanned<usize>>,
+    max_concurrent: Option<Spanned<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -139,6 +147,8 @@ struct FileHooks {
     pre_tool_use: Vec<Spanned<FileHook>>,
     #[serde(rename = "PostToolUse")]
     post_tool_use: Vec<Spanned<FileHook>>,
+    #[serde(rename = "PreCompact")]
+    pre_compact: Vec<Spanned<FileHook>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -182,6 +192,7 @@ impl Config {
             .home
             .as_ref()
             .map(|home| home.join(".toolhost").join("cache").join("web"));
+        config.read_agent_files(&sources.workspace, sources.home.as_deref())?;
         config.apply_overrides(&sources.overrides)?;
         config.check_agents()?;
         Ok(config)
@@ -259,6 +270,24 @@ impl Config {
             self.sources
                 .insert("sessions.path", origin(path.span().start));
         }
+        if let Some(depth) = file.subagents.max_depth {
+            self.subagents.max_depth = *depth.get_ref();
+            self.sources
+                .insert("subagents.max_depth", origin(depth.span().start));
+        }
+        if let Some(count) = file.subagents.max_concurrent {
+            if *count.get_ref() == 0 {
+                return Err(invalid(
+                    Some(count.span().start),
+                    "subagents.max_concurrent = 0 would refuse every sub-agent: give at least 1, \
+                     or max_depth = 0 to allow none"
+                        .to_owned(),
+                ));
+            }
+            self.subagents.max_concurrent = *count.get_ref();
+            self.sources
+                .insert("subagents.max_concurrent", origin(count.span().start));
+        }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;
         self.merge_skills(file.skills, &origin, &invalid)?;
@@ -301,9 +330,22 @@ impl Config {
         for (key, offset) in settings {
             self.sources.insert(key, origin(offset));
         }
-        for (hooks, target) in [
-            (file.hooks.pre_tool_use, &mut self.hooks.pre_tool_use),
-            (file.hooks.post_tool_use, &mut self.hooks.post_tool_use),
+        for (event, hooks, target) in [
+            (
+                "PreToolUse",
+                file.hooks.pre_tool_use,
+                &mut self.hooks.pre_tool_use,
+            ),
+            (
+                "PostToolUse",
+                file.hooks.post_tool_use,
+                &mut self.hooks.post_tool_use,
+            ),
+            (
+                "PreCompact",
+                file.hooks.pre_compact,
+                &mut self.hooks.pre_compact,
+            ),
         ] {
             for hook in hooks {
                 let start = hook.span().start;
@@ -314,6 +356,22 @@ impl Config {
                 } = hook.into_inner();
                 let matcher_regex = compile_matcher(matcher.as_deref())
                     .map_err(|message| invalid(Some(start), message))?;
+                // A PreCompact matcher is matched against the trigger, not a tool: one that
+                // fits neither trigger is a typo that would never run.
+                if let (true, Some(regex), Some(pattern)) =
+                    (event == "PreCompact", &matcher_regex, &matcher)
+                    && !COMPACT_TRIGGERS
+                        .iter()
+                        .any(|trigger| regex.is_match(trigger))
+                {
+                    return Err(invalid(
+                        Some(start),
+                        format!(
+                            "the PreCompact matcher '{pattern}' matches neither trigger: use \
+                             \"manual\", \"auto\", or leave it out for both"
+                        ),
+                    ));
+                }
                 if command.trim().is_empty() {
                     return Err(invalid(
                         Some(start),
@@ -549,6 +607,9 @@ impl Config {
 }
 
 /// `None` or `*` or empty: every tool. Otherwise a regex that must match the whole name.
+/// What a PreCompact hook's matcher is matched against.
+const COMPACT_TRIGGERS: [&str; 2] = ["manual", "auto"];
+
 fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
     match matcher.map(str::trim) {
         None | Some("" | "*") => Ok(None),

@@ -10,7 +10,9 @@
 //! 5. command-line flags (`--mode`, `--allow`, `--deny`).
 //!
 //! `[agents.NAME]` defines agents: the tools each is offered and the MCP servers it sees
-//! ([`AgentConfig`]).
+//! ([`AgentConfig`]); so do Markdown files in `.toolhost/agents/`, `.claude/agents/` and their
+//! folders under `~` (`agent_files`). `[subagents]` bounds how deep sub-agents nest and how
+//! many run at once ([`SubagentsConfig`]).
 //!
 //! `[web]` and `[web.search]` configure WebFetch (limits, cache, summary model, fixed host
 //! entries) and WebSearch's service ([`WebConfig`]).
@@ -21,6 +23,7 @@
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
+mod agent_files;
 mod agents;
 mod load;
 mod mcp;
@@ -37,6 +40,7 @@ use toolhost_core::permission::{PermissionMode, RuleSet};
 use toolhost_mcp::McpServerConfig;
 use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 
+pub use agent_files::{agent_folders, agent_from_file};
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
@@ -53,7 +57,7 @@ pub struct Config {
     pub limits: Limits,
     /// `[permissions]`.
     pub permissions: PermissionsConfig,
-    /// `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]`.
+    /// `[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]` and `[[hooks.PreCompact]]`.
     pub hooks: HooksConfig,
     /// `[shell]`: the Bash tool's limits and sandbox.
     pub shell: ShellConfig,
@@ -78,6 +82,8 @@ pub struct Config {
     pub skills: SkillsConfig,
     /// `[tools]`: when tool definitions are deferred behind `tool_search`.
     pub tools: ToolsConfig,
+    /// `[subagents]`: how deep sub-agents nest and how many run at once.
+    pub subagents: SubagentsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -121,6 +127,33 @@ pub struct ToolsConfig {
     /// `always_loaded`: tools never deferred, by exact name or `mcp__SERVER`. Lists
     /// concatenate across files.
     pub always_loaded: Vec<String>,
+}
+
+/// How deep sub-agents may nest when `[subagents] max_depth` does not say: a child may spawn
+/// grandchildren, which may not spawn further.
+pub const DEFAULT_MAX_DEPTH: usize = 2;
+
+/// How many sub-agents may run at once (in the whole tree of one run) when `[subagents]
+/// max_concurrent` does not say.
+pub const DEFAULT_MAX_CONCURRENT: usize = 4;
+
+/// `[subagents]`: the limits of `spawn_agent` and `SessionsSpawn` (R42).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubagentsConfig {
+    /// `max_depth`: a top-level agent's children are at depth 1; a spawn deeper than this is
+    /// refused.
+    pub max_depth: usize,
+    /// `max_concurrent`: how many sub-agents may run at once; a spawn beyond it is refused.
+    pub max_concurrent: usize,
+}
+
+impl Default for SubagentsConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_concurrent: DEFAULT_MAX_CONCURRENT,
+        }
+    }
 }
 
 /// Overrides of the named limits (R42).
@@ -231,9 +264,12 @@ pub struct HooksConfig {
     pub pre_tool_use: Vec<HookCommand>,
     /// Run after every matching call; may rewrite its result.
     pub post_tool_use: Vec<HookCommand>,
+    /// Run before a conversation is compacted (`matcher`: `manual` or `auto`); may add
+    /// instructions for the summary.
+    pub pre_compact: Vec<HookCommand>,
 }
 
-/// One `[[hooks.PreToolUse]]` or `[[hooks.PostToolUse]]` entry.
+/// One `[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]` or `[[hooks.PreCompact]]` entry.
 #[derive(Clone, Debug)]
 pub struct HookCommand {
     /// The matcher as written (`None`: every tool).

@@ -59,6 +59,18 @@ pub(super) fn render(config: &Config) -> String {
         )),
     }
 
+    out.push_str("\n[subagents]\n");
+    line(
+        &mut out,
+        &format!("max_depth = {}", config.subagents.max_depth),
+        config.source_of("subagents.max_depth"),
+    );
+    line(
+        &mut out,
+        &format!("max_concurrent = {}", config.subagents.max_concurrent),
+        config.source_of("subagents.max_concurrent"),
+    );
+
     out.push_str("\n[permissions]\n");
     let permissions = &config.permissions;
     line(
@@ -80,6 +92,7 @@ pub(super) fn render(config: &Config) -> String {
     for (event, hooks) in [
         ("PreToolUse", &config.hooks.pre_tool_use),
         ("PostToolUse", &config.hooks.post_tool_use),
+        ("PreCompact", &config.hooks.pre_compact),
     ] {
         for hook in hooks {
             hook_table(&mut out, event, hook);
@@ -294,8 +307,38 @@ fn agents(out: &mut String, config: &Config) {
                 .collect();
             let _ = writeln!(out, "allowed_tools = {}", list(&rules));
         }
+        if let Some(selection) = &agent.disallowed_tools {
+            let rules: Vec<String> = selection
+                .rules()
+                .iter()
+                .map(|rule| rule.as_str().to_owned())
+                .collect();
+            let _ = writeln!(out, "disallowed_tools = {}", list(&rules));
+        }
         if let Some(ids) = &agent.mcp_servers {
             let _ = writeln!(out, "mcp_servers = {}", list(ids));
+        }
+        if let Some(model) = &agent.model {
+            let _ = writeln!(out, "model = {}", quote(model));
+        }
+        if let Some(mode) = agent.permission_mode {
+            let _ = writeln!(out, "permission_mode = {}", quote(mode.as_str()));
+        }
+        if let Some(turns) = agent.max_turns {
+            let _ = writeln!(out, "max_turns = {turns}");
+        }
+        if !agent.skills.is_empty() {
+            let _ = writeln!(out, "skills = {}", list(&agent.skills));
+        }
+        if agent.background {
+            let _ = writeln!(out, "background = true");
+        }
+        if let Some(prompt) = &agent.prompt {
+            let _ = writeln!(
+                out,
+                "# prompt: {} lines (toolhost agents show {name})",
+                prompt.lines().count()
+            );
         }
         for (id, server) in &agent.direct_mcp_servers {
             let _ = writeln!(

@@ -1,5 +1,5 @@
-//! Command hooks (R37): `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]` run through the
-//! process helper of `toolhost-exec`.
+//! Command hooks (R37): `[[hooks.PreToolUse]]`, `[[hooks.PostToolUse]]` and
+//! `[[hooks.PreCompact]]` run through the process helper of `toolhost-exec`.
 //!
 //! A hook is a shell command run with `bash -c` in the workspace, with the call as JSON on
 //! stdin. Exit 0: its stdout, when not empty, is a JSON object that may decide, rewrite or add
@@ -7,18 +7,20 @@
 //! status, a timeout, a crash, output that is not JSON) is a failure that is reported: a
 //! PreToolUse failure refuses the call, a PostToolUse failure is appended to the result.
 
+mod compact;
 mod post;
 mod pre;
 pub(crate) mod protocol;
 
 use std::path::{Path, PathBuf};
 
-use toolhost_core::permission::PermissionMode;
+use serde::Serialize;
 use toolhost_exec::{ProcessSpec, Termination};
 
 use crate::config::HookCommand;
-use protocol::{HookInput, HookOutput};
+use protocol::HookOutput;
 
+pub use compact::PreCompactHooks;
 pub use post::PostToolUseHooks;
 pub use pre::PreToolUseHooks;
 
@@ -27,6 +29,17 @@ pub const HOOK_OUTPUT_CAP_BYTES: usize = 64 * 1024;
 
 /// The exit status with which a hook blocks a call.
 pub const BLOCKING_EXIT_CODE: i32 = 2;
+
+/// What one hook run came to, its stdout not yet read as JSON.
+#[derive(Debug)]
+pub(crate) enum RawHookRun {
+    /// Exit 0, with its stdout.
+    Exited(String),
+    /// Exit 2, with its stderr.
+    Blocked(String),
+    /// Anything else: what went wrong.
+    Failed(String),
+}
 
 /// What one hook run came to.
 #[derive(Debug)]
@@ -39,18 +52,17 @@ pub(crate) enum HookRun {
     Failed(String),
 }
 
-/// Where hooks run and what they are told.
+/// Where hooks run. (The permission mode they are told is read at each run: `/mode` and
+/// Shift-Tab change it while the hooks stay.)
 #[derive(Clone, Debug)]
 pub(crate) struct HookRunner {
     pub(crate) workspace: PathBuf,
-    pub(crate) mode: PermissionMode,
 }
 
 impl HookRunner {
-    pub(crate) fn new(workspace: &Path, mode: PermissionMode) -> Self {
+    pub(crate) fn new(workspace: &Path) -> Self {
         Self {
             workspace: workspace.to_owned(),
-            mode,
         }
     }
 
@@ -58,16 +70,35 @@ impl HookRunner {
         self.workspace.display().to_string()
     }
 
-    /// Runs one hook with `input` on stdin.
-    pub(crate) async fn run(&self, hook: &HookCommand, input: &HookInput<'_>) -> HookRun {
+    /// Runs one hook with `input` on stdin; its stdout is the JSON object of the protocol.
+    pub(crate) async fn run(
+        &self,
+        hook: &HookCommand,
+        event: &'static str,
+        input: &impl Serialize,
+    ) -> HookRun {
+        match self.run_raw(hook, event, input).await {
+            RawHookRun::Exited(stdout) => parse_output(&stdout),
+            RawHookRun::Blocked(stderr) => HookRun::Blocked(stderr),
+            RawHookRun::Failed(problem) => HookRun::Failed(problem),
+        }
+    }
+
+    /// Runs one hook for `event` with `input` on stdin.
+    pub(crate) async fn run_raw(
+        &self,
+        hook: &HookCommand,
+        event: &'static str,
+        input: &impl Serialize,
+    ) -> RawHookRun {
         let stdin = match serde_json::to_vec(input) {
             Ok(bytes) => bytes,
-            Err(error) => return HookRun::Failed(format!("cannot encode its input: {error}")),
+            Err(error) => return RawHookRun::Failed(format!("cannot encode its input: {error}")),
         };
         let outcome = ProcessSpec::bash(&hook.command)
             .working_dir(&self.workspace)
             .env("TOOLHOST_WORKSPACE", &self.workspace)
-            .env("TOOLHOST_HOOK_EVENT", input.hook_event_name)
+            .env("TOOLHOST_HOOK_EVENT", event)
             .timeout(hook.timeout)
             .output_cap(HOOK_OUTPUT_CAP_BYTES)
             .stdin_bytes(stdin)
@@ -75,27 +106,27 @@ impl HookRunner {
             .await;
         let outcome = match outcome {
             Ok(outcome) => outcome,
-            Err(error) => return HookRun::Failed(error.to_string()),
+            Err(error) => return RawHookRun::Failed(error.to_string()),
         };
         let stderr = outcome.stderr.text.trim();
         match (outcome.termination, outcome.exit_code) {
-            (Termination::TimedOut, _) => HookRun::Failed(format!(
+            (Termination::TimedOut, _) => RawHookRun::Failed(format!(
                 "it timed out after {} s (set `timeout` in seconds to give it longer)",
                 hook.timeout.as_secs()
             )),
-            (Termination::Cancelled, _) => HookRun::Failed("it was cancelled".to_owned()),
-            (Termination::Exited, Some(0)) => parse_output(&outcome.stdout.text),
+            (Termination::Cancelled, _) => RawHookRun::Failed("it was cancelled".to_owned()),
+            (Termination::Exited, Some(0)) => RawHookRun::Exited(outcome.stdout.text),
             (Termination::Exited, Some(BLOCKING_EXIT_CODE)) => {
-                HookRun::Blocked(if stderr.is_empty() {
+                RawHookRun::Blocked(if stderr.is_empty() {
                     "(the hook gave no reason on stderr)".to_owned()
                 } else {
                     stderr.to_owned()
                 })
             }
             (Termination::Exited, Some(code)) => {
-                HookRun::Failed(with_stderr(format!("it exited with status {code}"), stderr))
+                RawHookRun::Failed(with_stderr(format!("it exited with status {code}"), stderr))
             }
-            (Termination::Exited, None) => HookRun::Failed(with_stderr(
+            (Termination::Exited, None) => RawHookRun::Failed(with_stderr(
                 format!(
                     "it was killed by signal {}",
                     outcome.signal.unwrap_or_default()

@@ -1,8 +1,9 @@
 //! PostToolUse command hooks, as a [`ResultHandler`] (R6's external form).
 
 use std::path::Path;
+use std::sync::Arc;
 
-use toolhost_core::permission::PermissionMode;
+use toolhost_core::permission::PermissionPolicy;
 use toolhost_core::{CallRequest, ContentBlock, ResultHandler, ToolOutput};
 
 use super::protocol::{HookInput, OutputDecision};
@@ -18,14 +19,26 @@ use crate::config::HookCommand;
 pub struct PostToolUseHooks {
     hooks: Vec<HookCommand>,
     runner: HookRunner,
+    /// Where the mode in force is read.
+    policy: Arc<PermissionPolicy>,
 }
 
 impl PostToolUseHooks {
-    /// Hooks run in `workspace`, telling them the `mode`.
-    pub fn new(hooks: Vec<HookCommand>, workspace: &Path, mode: PermissionMode) -> Self {
+    /// Hooks run in `workspace`, told the mode `policy` is in at each call.
+    pub fn new(hooks: Vec<HookCommand>, workspace: &Path, policy: Arc<PermissionPolicy>) -> Self {
         Self {
             hooks,
-            runner: HookRunner::new(workspace, mode),
+            runner: HookRunner::new(workspace),
+            policy,
+        }
+    }
+
+    /// The same hooks, told the mode of `policy` (a sub-agent's).
+    pub fn for_policy(&self, policy: Arc<PermissionPolicy>) -> Self {
+        Self {
+            hooks: self.hooks.clone(),
+            runner: self.runner.clone(),
+            policy,
         }
     }
 }
@@ -34,6 +47,7 @@ impl PostToolUseHooks {
 impl ResultHandler for PostToolUseHooks {
     async fn handle(&self, request: CallRequest<'_>, output: &mut ToolOutput) {
         let cwd = self.runner.workspace_text();
+        let mode = self.policy.mode();
         for hook in self
             .hooks
             .iter()
@@ -45,12 +59,12 @@ impl ResultHandler for PostToolUseHooks {
                 call_id: request.call_id,
                 session_id: request.session.session_id.as_deref(),
                 cwd: &cwd,
-                permission_mode: self.runner.mode.as_str(),
+                permission_mode: mode.as_str(),
                 tool_name: &request.spec.name,
                 tool_input: request.args,
                 tool_response: Some(response),
             };
-            match self.runner.run(hook, &input).await {
+            match self.runner.run(hook, input.hook_event_name, &input).await {
                 HookRun::Answered(answer) => {
                     if let Some(updated) = answer.updated_result {
                         output.content = updated.content.into_blocks();

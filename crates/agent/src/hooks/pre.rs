@@ -2,9 +2,7 @@
 
 use std::path::Path;
 
-use toolhost_core::permission::{
-    HookCall, HookDecision, HookVerdict, PermissionMode, PreToolUseHook,
-};
+use toolhost_core::permission::{HookCall, HookDecision, HookVerdict, PreToolUseHook};
 
 use super::protocol::{HookInput, OutputDecision};
 use super::{HookRun, HookRunner};
@@ -22,11 +20,11 @@ pub struct PreToolUseHooks {
 }
 
 impl PreToolUseHooks {
-    /// Hooks run in `workspace`, telling them the `mode`.
-    pub fn new(hooks: Vec<HookCommand>, workspace: &Path, mode: PermissionMode) -> Self {
+    /// Hooks run in `workspace`; each is told the mode in force at its call.
+    pub fn new(hooks: Vec<HookCommand>, workspace: &Path) -> Self {
         Self {
             hooks,
-            runner: HookRunner::new(workspace, mode),
+            runner: HookRunner::new(workspace),
         }
     }
 }
@@ -43,12 +41,12 @@ impl PreToolUseHook for PreToolUseHooks {
                 call_id: call.call_id,
                 session_id: call.session.session_id.as_deref(),
                 cwd: &cwd,
-                permission_mode: self.runner.mode.as_str(),
+                permission_mode: call.mode.as_str(),
                 tool_name: call.tool,
                 tool_input: args,
                 tool_response: None,
             };
-            let output = match self.runner.run(hook, &input).await {
+            let output = match self.runner.run(hook, input.hook_event_name, &input).await {
                 HookRun::Answered(output) => output,
                 HookRun::Blocked(stderr) => {
                     return refused(format!(

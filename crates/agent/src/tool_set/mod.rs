@@ -4,9 +4,11 @@
 //!
 //! Order (R9): the built-in filesystem and shell tools, the web tools (WebSearch, WebFetch),
 //! the skills (`list_skills`, `read_skill`), the skill hub (`skillhub_search`,
-//! `skillhub_install`), `slash_command`, then the custom tools discovered on disk, then the MCP
-//! tools (`mcp__<server>__<tool>`), then the control tools (`Notify`). Tools of the groups not
-//! built yet (sub-agents, sessions) join at their place in R9's order as they are built.
+//! `skillhub_install`), the sub-agent tools (`spawn_agent`) and their queries
+//! (`subagent_list`, `subagent_status`), `slash_command`, then the custom tools discovered on
+//! disk, then the MCP tools (`mcp__<server>__<tool>`), then the session tools
+//! (`SessionsSpawn`, `SessionsList`, `SessionsSend`, `SessionsHistory`, `SessionsYield`), then
+//! the control tools (`Notify`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,7 @@ use crate::model_choice::ChosenProvider;
 use crate::permissions::Permissions;
 use crate::skills::SkillCatalog;
 use crate::slash_commands::SlashCommands;
+use crate::subagents::{ParentContext, SubAgents};
 
 use self::skills::{Found, skill_tools};
 
@@ -70,6 +73,8 @@ pub struct ToolSet {
     pub skills: Arc<SkillCatalog>,
     /// The slash commands found at start (a front end runs `/name` lines with them).
     pub commands: Arc<SlashCommands>,
+    /// The agent's sub-agents: its mailbox, the sink of their events, and what stops them.
+    pub subagents: SubAgents,
 }
 
 /// Where each custom tool came from, by name (built-ins are absent).
@@ -195,8 +200,22 @@ impl<'a> ToolSetBuilder<'a> {
         let providers = self
             .providers
             .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
-        let found = Found::discover(self.workspace, self.home);
+        let found = Found::discover(self.workspace, self.home.clone());
         let (skills, commands) = (Arc::clone(&found.skills), Arc::clone(&found.commands));
+        let subagents = SubAgents::root(
+            ParentContext {
+                workspace: self.workspace.to_path_buf(),
+                home: self.home,
+                config: Arc::new(self.config.clone()),
+                skills: Arc::clone(&skills),
+                commands: Arc::clone(&commands),
+            },
+            self.permissions.clone(),
+            OfferedRegistry::default(),
+        );
+        if let Some(model) = &self.model {
+            subagents.set_provider(model);
+        }
         let (registry, custom, mcp) = build_registry_with(
             self.workspace,
             self.config,
@@ -207,15 +226,18 @@ impl<'a> ToolSetBuilder<'a> {
             BuiltinInputs {
                 found: &found,
                 model: self.model.as_ref(),
+                subagents: &subagents,
             },
         )
         .await?;
+        subagents.offer_from(&registry);
         Ok(ToolSet {
             registry,
             custom,
             mcp,
             skills,
             commands,
+            subagents,
         })
     }
 }
@@ -225,6 +247,7 @@ impl<'a> ToolSetBuilder<'a> {
 struct BuiltinInputs<'a> {
     found: &'a Found,
     model: Option<&'a ChosenProvider>,
+    subagents: &'a SubAgents,
 }
 
 /// The built-in MCP providers (R30): `toolhost` (`mcp__toolhost__status`).
@@ -265,7 +288,11 @@ async fn build_registry_with(
     providers: &McpProviders,
     permissions: &Permissions,
     offered: &OfferedRegistry,
-    BuiltinInputs { found, model }: BuiltinInputs<'_>,
+    BuiltinInputs {
+        found,
+        model,
+        subagents,
+    }: BuiltinInputs<'_>,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
@@ -313,7 +340,12 @@ async fn build_registry_with(
     );
     let (search, fetch) = web::web_settings(config, model, &|name| std::env::var(name).ok());
     let mut builtins = builtin_tools(Arc::clone(&workspace), bash_settings, search, fetch);
-    builtins.extend(skill_tools(config, found, offered));
+    let mut skill_and_command_tools = skill_tools(config, found, offered);
+    // R9: the sub-agent groups come between the skill hub and slash_command.
+    let slash_command = skill_and_command_tools.split_off(skill_and_command_tools.len() - 1);
+    builtins.extend(skill_and_command_tools);
+    builtins.extend(subagents.subagent_tools());
+    builtins.extend(slash_command);
     let refused = registry.register_all(builtins);
     if let Some(error) = refused.into_iter().next() {
         return Err(error.into());
@@ -344,8 +376,10 @@ async fn build_registry_with(
     }
     // Notify is registered after the MCP tools (R9: control comes last), but a custom tool
     // must not take its name.
+    let session_tools = subagents.session_tools();
     let mut taken = registry.names();
     taken.push(notify.spec().name);
+    taken.extend(session_tools.iter().map(|tool| tool.spec().name));
     let (custom, discovery) = CustomTools::discover(
         host.build(),
         config.custom_tools.paths.clone(),
@@ -367,6 +401,9 @@ async fn build_registry_with(
         .map_err(|error| ToolSetError::McpStart(error.to_string()))??;
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
+    }
+    for tool in session_tools {
+        registry.register_arc(tool)?;
     }
     registry.register_arc(notify)?;
     for entry in agent.unmatched_allowed_tools(&registry.specs()) {
@@ -495,6 +532,17 @@ mod tests {
             BuiltinInputs {
                 found: &Found::nothing(),
                 model: None,
+                subagents: &SubAgents::root(
+                    ParentContext {
+                        workspace: dir.path().to_path_buf(),
+                        home: None,
+                        config: Arc::new(config.clone()),
+                        skills: Arc::default(),
+                        commands: Arc::default(),
+                    },
+                    permissions.clone(),
+                    OfferedRegistry::default(),
+                ),
             },
         )
         .await

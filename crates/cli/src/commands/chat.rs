@@ -23,7 +23,7 @@ use toolhost_core::permission::PermissionMode;
 
 use super::run::{model_flags, one_line, open_session, session_choice};
 use crate::EXIT_USAGE;
-use crate::approval;
+use crate::{approval, tui};
 
 /// Arguments of `toolhost chat`.
 #[derive(Debug, Args)]
@@ -43,6 +43,10 @@ pub struct ChatArgs {
     /// Answer yes to every confirmation (deny rules and the shell deny list still refuse).
     #[arg(long)]
     yes: bool,
+    /// Line mode (a prompt and printed lines) even on a terminal; the full-screen chat is the
+    /// default when stdin and stdout are a terminal (and TERM is not `dumb`).
+    #[arg(long)]
+    plain: bool,
 }
 
 /// Runs the chat until `/exit` or Ctrl-D.
@@ -66,7 +70,13 @@ async fn chat(
     agent: &AgentConfig,
     args: ChatArgs,
 ) -> anyhow::Result<ExitCode> {
-    let approver = approval::approver_for_call(args.yes, false);
+    let full_screen = !args.plain && tui::available();
+    let (screen_events, screen_inbox) = tui::channel();
+    let approver = if full_screen && !args.yes {
+        tui::approver(screen_events.clone())
+    } else {
+        approval::approver_for_call(args.yes, false)
+    };
     let permissions = Permissions::from_config(config, workspace, approver)?;
     let choice = session_choice(args.resume.as_deref(), args.continue_session);
     let (store_path, opening) = match open_session(config, home, workspace, Some(&choice))? {
@@ -89,6 +99,20 @@ async fn chat(
     };
     let mcp = assembled.tools.mcp.clone();
     let pricing = provider_pricing(&assembled.provider.entry, &assembled.provider.model);
+    let screen = tui::Screen {
+        scripts: assembled
+            .tools
+            .custom
+            .tools()
+            .iter()
+            .map(|loaded| Arc::clone(&loaded.tool))
+            .collect(),
+        host: Arc::clone(assembled.tools.custom.host()),
+        policy: Arc::clone(permissions.policy()),
+        workspace: workspace.to_path_buf(),
+        history: home.map(|home| home.join(".toolhost").join("chat_history")),
+        context_window: assembled.provider.entry.context_window,
+    };
     let mut session = ChatSession::new(
         assembled,
         permissions,
@@ -97,6 +121,26 @@ async fn chat(
         store_path,
         opening,
     )?;
+    if full_screen {
+        session.agent().session_event(SessionEvent::Start).await;
+        // Warnings must not be written over the screen.
+        let log = home.map_or_else(
+            || std::env::temp_dir().join("toolhost-chat.log"),
+            |home| home.join(".toolhost").join("logs").join("chat.log"),
+        );
+        let _ = crate::logging::to_file(&log);
+        let ran = tui::run(session, screen, screen_events, screen_inbox).await;
+        crate::logging::to_stderr();
+        let (session, total) = ran?;
+        session.agent().session_event(SessionEvent::Shutdown).await;
+        mcp.shutdown().await;
+        println!("{}", usage_summary(&total, pricing.as_ref()));
+        if let Some(id) = session.session_id() {
+            println!("session {id} (toolhost chat --resume {id})");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    drop(screen);
     let (provider, model) = session.model();
     println!(
         "toolhost chat · {provider} {model} · mode {} · /help for commands, Ctrl-D to leave",
@@ -152,7 +196,14 @@ async fn chat(
                 end_of_turn(&report.outcome);
                 total += report.usage;
             }
-            command => slash_command(&mut session, command, &turn).await,
+            command => {
+                let cancel = turn.begin();
+                let said = slash_command(&mut session, command, &printing_events(), cancel).await;
+                turn.end();
+                if !said.is_empty() {
+                    println!("{said}");
+                }
+            }
         }
     }
     if let Some(history) = &history {
@@ -167,95 +218,108 @@ async fn chat(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The chat's own commands.
-async fn slash_command(session: &mut ChatSession, command: ChatInput, turn: &TurnSlot) {
+/// The chat's own commands; what they say (one or more lines). The line mode prints it, the
+/// full-screen chat shows it in the transcript.
+pub(crate) async fn slash_command(
+    session: &mut ChatSession,
+    command: ChatInput,
+    events: &AgentEventSink,
+    cancel: CancellationToken,
+) -> String {
     match command {
         ChatInput::Help => {
-            for (usage, what) in CHAT_COMMANDS {
-                println!("  {usage:<26} {what}");
-            }
-            println!(
+            let mut lines: Vec<String> = CHAT_COMMANDS
+                .iter()
+                .map(|(usage, what)| format!("  {usage:<26} {what}"))
+                .collect();
+            lines.push(format!(
                 "  {:<26} a slash command file (.toolhost/commands/, .claude/commands/, ~/…)",
                 "/NAME [ARGS]"
-            );
+            ));
+            lines.join("\n")
         }
         ChatInput::Model(None) => {
             let (provider, model) = session.model();
-            println!("model: {model} ({provider})");
+            format!("model: {model} ({provider})")
         }
         ChatInput::Model(Some(name)) => match session.switch_model(&name) {
-            Ok(()) => println!("model: {name}"),
-            Err(error) => println!("error: {error}"),
+            Ok(()) => format!("model: {name}"),
+            Err(error) => format!("error: {error}"),
         },
-        ChatInput::Mode(None) => println!("mode: {}", session.mode()),
+        ChatInput::Mode(None) => format!("mode: {}", session.mode()),
         ChatInput::Mode(Some(name)) => match name.parse::<PermissionMode>() {
             Ok(mode) => match session.switch_mode(mode) {
-                Ok(()) => println!("mode: {mode} (the tools follow from the next turn)"),
-                Err(error) => println!("error: {error}"),
+                Ok(()) => format!("mode: {mode} (the tools follow from the next turn)"),
+                Err(error) => format!("error: {error}"),
             },
-            Err(error) => println!("error: {error}"),
+            Err(error) => format!("error: {error}"),
         },
         ChatInput::Compact(instructions) => {
-            let cancel = turn.begin();
-            let compacted = session
-                .compact(instructions.as_deref(), &printing_events(), cancel)
-                .await;
-            turn.end();
-            match compacted {
-                Ok(done) => println!(
+            match session
+                .compact(instructions.as_deref(), events, cancel)
+                .await
+            {
+                Ok(done) => format!(
                     "compacted: ~{} tokens before; {} recent messages kept",
                     done.tokens_before, done.kept_messages
                 ),
-                Err(error) => println!("error: {error}"),
+                Err(error) => format!("error: {error}"),
             }
         }
         ChatInput::Branch(None) => match session.branch_points() {
-            Ok(points) if points.is_empty() => println!("no messages to go back to yet"),
+            Ok(points) if points.is_empty() => "no messages to go back to yet".to_owned(),
             Ok(points) => {
-                for (n, (_, text)) in points.iter().enumerate() {
-                    println!("  {:>3}  {}", n + 1, one_line(text, 70));
-                }
-                println!("/branch N goes back to before message N");
+                let mut lines: Vec<String> = points
+                    .iter()
+                    .enumerate()
+                    .map(|(n, (_, text))| format!("  {:>3}  {}", n + 1, one_line(text, 70)))
+                    .collect();
+                lines.push("/branch N goes back to before message N".to_owned());
+                lines.join("\n")
             }
-            Err(error) => println!("error: {error}"),
+            Err(error) => format!("error: {error}"),
         },
         ChatInput::Branch(Some(n)) => match n.parse::<usize>() {
             Ok(n) => match session.branch(n).await {
-                Ok(()) => println!(
+                Ok(()) => format!(
                     "back before message {n}; {} messages; the old branch is kept",
                     session.messages().len()
                 ),
-                Err(error) => println!("error: {error}"),
+                Err(error) => format!("error: {error}"),
             },
-            Err(_) => println!("error: /branch takes a message number, as /branch lists them"),
+            Err(_) => "error: /branch takes a message number, as /branch lists them".to_owned(),
         },
         ChatInput::Sessions => match session.sessions() {
-            Ok(list) => {
-                for listed in list {
-                    println!(
+            Ok(list) => list
+                .into_iter()
+                .map(|listed| {
+                    format!(
                         "  {}  {:>4} entries  {}",
                         listed.id,
                         listed.entry_count,
                         listed.title.unwrap_or_default()
-                    );
-                }
-            }
-            Err(error) => println!("error: {error}"),
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Err(error) => format!("error: {error}"),
         },
-        ChatInput::Resume(None) => println!("error: /resume takes a session id (see /sessions)"),
+        ChatInput::Resume(None) => "error: /resume takes a session id (see /sessions)".to_owned(),
         ChatInput::Resume(Some(id)) => match session.resume(&id).await {
-            Ok(()) => println!(
+            Ok(()) => format!(
                 "resumed session {} ({} messages)",
                 session.session_id().unwrap_or_default(),
                 session.messages().len()
             ),
-            Err(error) => println!("error: {error}"),
+            Err(error) => format!("error: {error}"),
         },
         ChatInput::Clear => match session.clear() {
-            Ok(()) => println!("a new session starts with your next message"),
-            Err(error) => println!("error: {error}"),
+            Ok(()) => "a new session starts with your next message".to_owned(),
+            Err(error) => format!("error: {error}"),
         },
-        ChatInput::Message(_) | ChatInput::Empty | ChatInput::Exit | ChatInput::Unknown(_) => {}
+        ChatInput::Message(_) | ChatInput::Empty | ChatInput::Exit | ChatInput::Unknown(_) => {
+            String::new()
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolContext, ToolUp
 
 use super::Engine;
 use super::errors::{clear_stale_exception, describe_error};
+use crate::render_tree::RenderTree;
 
 /// How a call ended, before it becomes a tool result.
 #[derive(Clone, Debug, PartialEq)]
@@ -227,7 +228,7 @@ impl Engine {
         index: u32,
         hook: &'static str,
         args: Value,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<RenderTree, String> {
         let _deadline = self.clock.enter(self.host.limits().hook_time_limit);
         let args = args.to_string();
         let json = self
@@ -242,6 +243,33 @@ impl Engine {
                 run().map_err(|error| describe_error(&js, error))
             })
             .await?;
-        open::<Vec<String>>(&json)
+        open::<RenderTree>(&json)
+    }
+
+    /// Applies or discards the pending action `id` this engine's tools registered; what its
+    /// `apply` (or `reject`) returned, as text.
+    pub(crate) async fn resolve(&self, id: u32, apply: bool) -> Result<Option<String>, String> {
+        let limit = self.host.limits().hook_time_limit;
+        let _deadline = self.clock.enter(limit);
+        let json = self
+            .context
+            .async_with(async move |js| {
+                clear_stale_exception(&js);
+                let run = async {
+                    let api: Object = js.globals().get("__toolhost_api")?;
+                    let call: Function = api.get("callResolve")?;
+                    call.call::<_, Promise>((id, apply))?
+                        .into_future::<String>()
+                        .await
+                };
+                tokio::select! {
+                    outcome = run => outcome.map_err(|error| describe_error(&js, error)),
+                    () = tokio::time::sleep(limit) => Err(format!("resolving the action took longer than {} s", limit.as_secs_f64())),
+                }
+            })
+            .await?;
+        let envelope: Envelope<String> = serde_json::from_str(&json)
+            .map_err(|error| format!("the tool's answer could not be read: {error}"))?;
+        envelope.error.map_or(Ok(envelope.ok), Err)
     }
 }

@@ -49,6 +49,7 @@ pub struct ScriptHost {
     pending: Mutex<Vec<PendingAction>>,
     tool_names: RwLock<Vec<String>>,
     next_exec: AtomicU32,
+    next_pending: AtomicU32,
     exec_cancels: Mutex<HashMap<u32, CancellationToken>>,
 }
 
@@ -245,6 +246,7 @@ impl ScriptHostBuilder {
             pending: Mutex::new(Vec::new()),
             tool_names: RwLock::new(Vec::new()),
             next_exec: AtomicU32::new(1),
+            next_pending: AtomicU32::new(1),
             exec_cancels: Mutex::new(HashMap::new()),
         })
     }
@@ -317,11 +319,13 @@ pub(crate) fn install<'js>(
     bindings.set(
         "pushPendingAction",
         Function::new(ctx.clone(), move |action: String| {
-            let action = PendingAction::from_json(&file, &action);
+            let id = h.next_pending.fetch_add(1, Ordering::Relaxed);
+            let action = PendingAction::from_json(id, &file, &action);
             h.pending
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(action);
+            id
         })?,
     )?;
 

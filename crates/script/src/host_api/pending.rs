@@ -8,6 +8,8 @@ use serde_json::Value;
 /// (`apply`, `reject`) stay in the tool's engine; the host sees what describes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PendingAction {
+    /// Its id in the tool's engine, for [`crate::ScriptTool::resolve_pending_action`].
+    pub id: u32,
     /// The module that registered it.
     pub module: PathBuf,
     /// Its label.
@@ -21,10 +23,11 @@ pub struct PendingAction {
 }
 
 impl PendingAction {
-    pub(crate) fn from_json(module: &Path, json: &str) -> Self {
+    pub(crate) fn from_json(id: u32, module: &Path, json: &str) -> Self {
         let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
         Self {
+            id,
             module: module.to_path_buf(),
             label: text("label"),
             description: text("description"),

@@ -5,6 +5,7 @@ import * as typeboxModule from "@sinclair/typebox";
 
 const { host, describe, abortError } = globalThis.__toolhost;
 const tools = [];
+const pendingById = new Map();
 
 const messageOf = (error) => {
   if (error instanceof Error) return error.message || error.name || "Error";
@@ -52,7 +53,6 @@ function makeApi(info) {
     warn: (...args) => host.log("warn", logArgs(args)),
     error: (...args) => host.log("error", logArgs(args)),
   });
-  const pendingActions = [];
   const api = {
     cwd: info.cwd,
     exec,
@@ -62,9 +62,10 @@ function makeApi(info) {
     pi: Object.freeze({ version: info.version, toolNames: Object.freeze([...info.toolNames]), typebox }),
     pushPendingAction(action) {
       if (action === null || typeof action !== "object") throw new TypeError("pushPendingAction expects an action object");
-      pendingActions.push(action);
       const { label, description, sourceToolName, details } = action;
-      host.pushPendingAction(JSON.stringify({ label, description, sourceToolName, details }));
+      const id = host.pushPendingAction(JSON.stringify({ label, description, sourceToolName, details }));
+      pendingById.set(id, action);
+      return id;
     },
   };
   Object.defineProperty(api, "hasUI", { get: () => host.hasUI(), enumerable: true });
@@ -168,22 +169,80 @@ async function callSession(index, eventJson, contextJson) {
   }
 }
 
-const renderedLines = (value) => {
-  if (typeof value === "string") return value.split("\n");
-  if (Array.isArray(value) && value.every((line) => typeof line === "string")) return value;
-  if (value && typeof value.render === "function") return renderedLines(value.render(80));
-  throw new Error("a render hook must return text or an array of lines");
+// A render hook's value as the declarative tree `render_tree.rs` reads: blocks of
+// `{type: "line", spans}` and `{type: "section", title, collapsed, lines}`. Text only: the UI
+// styles it and strips control characters, so a hook cannot write terminal escapes.
+const STYLE_KEYS = ["fg", "bg"];
+const FLAG_KEYS = ["bold", "italic", "underline", "dim"];
+const renderSpan = (span) => {
+  if (typeof span === "string" || typeof span === "number") return { text: String(span) };
+  if (span && typeof span === "object" && "text" in span) {
+    const out = { text: String(span.text ?? "") };
+    for (const key of STYLE_KEYS) if (typeof span[key] === "string") out[key] = span[key];
+    for (const key of FLAG_KEYS) if (span[key] === true) out[key] = true;
+    return out;
+  }
+  throw new Error("a span must be text or { text, fg?, bg?, bold?, italic?, underline?, dim? }");
 };
+const renderLine = (line) => {
+  if (typeof line === "string") return { spans: [{ text: line }] };
+  if (Array.isArray(line)) return { spans: line.map(renderSpan) };
+  if (line && typeof line === "object" && Array.isArray(line.spans)) return { spans: line.spans.map(renderSpan) };
+  if (line && typeof line === "object" && "text" in line) return { spans: [renderSpan(line)] };
+  throw new Error("a line must be text, an array of spans or { spans }");
+};
+const renderBlocks = (value) => {
+  if (typeof value === "string") return value.split("\n").map((text) => ({ type: "line", spans: [{ text }] }));
+  if (value && typeof value.render === "function") return renderBlocks(value.render(80));
+  if (!Array.isArray(value)) throw new Error("a render hook must return text, an array of lines, or sections");
+  const blocks = [];
+  for (const item of value) {
+    if (item && typeof item === "object" && !Array.isArray(item) && "section" in item) {
+      const lines = Array.isArray(item.lines) ? item.lines : [];
+      blocks.push({ type: "section", title: renderLine(item.section), collapsed: item.collapsed === true, lines: lines.map(renderLine) });
+    } else if (typeof item === "string") {
+      for (const text of item.split("\n")) blocks.push({ type: "line", spans: [{ text }] });
+    } else {
+      blocks.push({ type: "line", ...renderLine(item) });
+    }
+  }
+  return blocks;
+};
+// The theme a hook receives: its colours by role, and helpers that make styled spans.
+const withHelpers = (theme) => Object.freeze({
+  ...theme,
+  fg: (color, text) => ({ text: String(text), fg: String(color) }),
+  bg: (color, text) => ({ text: String(text), bg: String(color) }),
+  bold: (text) => ({ text: String(text), bold: true }),
+  italic: (text) => ({ text: String(text), italic: true }),
+  dim: (text) => ({ text: String(text), dim: true }),
+});
 function callRender(index, hook, argsJson) {
   try {
     const tool = tools[index];
     const args = JSON.parse(argsJson);
+    const themeAt = hook === "renderCall" ? 1 : 2;
+    args[themeAt] = withHelpers(args[themeAt] ?? {});
     const value = tool[hook](...args);
     if (value && typeof value.then === "function") throw new Error(`${hook} must return its text synchronously, not a promise`);
-    return ok(renderedLines(value));
+    return ok({ blocks: renderBlocks(value) });
   } catch (error) {
     return fail(error);
   }
 }
 
-globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender });
+// Applies (`apply()`) or discards (`reject()`, when the action has one) a pending action.
+async function callResolve(id, apply) {
+  try {
+    const action = pendingById.get(id);
+    if (action === undefined) throw new Error(`no pending action ${id} (already resolved?)`);
+    pendingById.delete(id);
+    const hook = apply ? action.apply : action.reject;
+    const value = typeof hook === "function" ? await hook.call(action) : undefined;
+    return ok(value === undefined ? null : (typeof value === "string" ? value : describe(value)));
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender, callResolve });

@@ -227,6 +227,17 @@ impl SessionStore {
         )
     }
 
+    /// The sessions that `parent` spawned (its sub-agents'), oldest first.
+    pub fn children(&self, parent: &SessionId) -> Result<Vec<Session>, StoreError> {
+        self.sessions(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.parent_session_id = ?1 \
+                 ORDER BY s.created_at, s.id"
+            ),
+            params![parent.as_str()],
+        )
+    }
+
     /// Sessions, the most recently changed first.
     pub fn list(&self, limit: usize, offset: usize) -> Result<Vec<Session>, StoreError> {
         self.sessions(

@@ -187,12 +187,17 @@ async fn run_agent(
         true,
     ));
     let events_writer = Arc::clone(&writer);
-    let events = Arc::new(move |event: AgentEvent| events_writer.event(&event));
+    let events: toolhost_agent::agent_loop::AgentEventSink =
+        Arc::new(move |event: AgentEvent| events_writer.event(&event));
+    // Sub-agents' progress goes to the same output, tagged with their run.
+    assembled.tools.subagents.set_events(Arc::clone(&events));
     let cancel = CancellationToken::new();
     cancel_on_ctrl_c(cancel.clone());
 
     agent.session_event(SessionEvent::Start).await;
     let report = agent.run(messages, events, cancel).await;
+    // Children still running (after a cancel) end first, their sessions marked.
+    assembled.tools.subagents.shutdown().await;
     if let Some(recorded) = &recorded {
         recorded.finish(&report.outcome)?;
     }

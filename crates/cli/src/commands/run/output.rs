@@ -103,6 +103,20 @@ impl EventWriter {
     fn stream_json(&self, event: &AgentEvent) -> Option<Value> {
         let session_id = &self.info.session_id;
         Some(match event {
+            AgentEvent::SubAgent {
+                run_id,
+                agent,
+                parent_call_id,
+                event,
+            } => {
+                return subagent_line(
+                    self.stream_json(event),
+                    run_id,
+                    agent,
+                    parent_call_id,
+                    event,
+                );
+            }
             AgentEvent::RunStart {
                 provider,
                 model,
@@ -176,6 +190,56 @@ impl EventWriter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// A sub-agent's event as stream-json prints it: the line its own event makes, with
+/// `parent_tool_use_id` set to the call that started it (as Claude Code tags a sub-agent's
+/// messages) and `subagent` naming the run; its start and end as `system` lines of their own.
+fn subagent_line(
+    line: Option<Value>,
+    run_id: &str,
+    agent: &str,
+    parent_call_id: &str,
+    event: &AgentEvent,
+) -> Option<Value> {
+    let mut line = match event {
+        AgentEvent::RunStart {
+            session_id,
+            model,
+            tools,
+            ..
+        } => json!({
+            "type": "system",
+            "subtype": "subagent_start",
+            "session_id": session_id,
+            "model": model,
+            "tools": tools,
+        }),
+        AgentEvent::RunEnd {
+            outcome,
+            turns,
+            usage,
+        } => json!({
+            "type": "system",
+            "subtype": "subagent_end",
+            "is_error": !outcome.is_success(),
+            "result": outcome.text(),
+            "num_turns": turns,
+            "usage": usage_object(*usage),
+        }),
+        AgentEvent::ToolCallStart { call } => json!({
+            "type": "system",
+            "subtype": "subagent_tool_call",
+            "tool_use_id": call.id,
+            "name": call.name,
+        }),
+        _ => line?,
+    };
+    if !matches!(event, AgentEvent::SubAgent { .. }) {
+        line["parent_tool_use_id"] = parent_call_id.into();
+        line["subagent"] = json!({"run_id": run_id, "agent": agent});
+    }
+    Some(line)
 }
 
 /// Wall time and model time of a run.
@@ -286,6 +350,27 @@ fn content_blocks(content: &[ContentBlock]) -> Value {
 /// One line per tool call on stderr, and what failed.
 fn text_progress(event: &AgentEvent) {
     match event {
+        AgentEvent::SubAgent { run_id, event, .. } => match &**event {
+            AgentEvent::RunStart { .. } => eprintln!("  [{run_id}] started"),
+            AgentEvent::ToolCallStart { call } => {
+                eprintln!(
+                    "  [{run_id}] → {} {}",
+                    call.name,
+                    one_line(&call.arguments, 90)
+                );
+            }
+            AgentEvent::RunEnd { outcome, turns, .. } => eprintln!(
+                "  [{run_id}] {} after {turns} turn{}",
+                if outcome.is_success() {
+                    "finished"
+                } else {
+                    "failed"
+                },
+                if *turns == 1 { "" } else { "s" }
+            ),
+            AgentEvent::SubAgent { .. } => text_progress(event),
+            _ => {}
+        },
         AgentEvent::ToolCallStart { call } => {
             eprintln!("→ {} {}", call.name, one_line(&call.arguments, 100));
         }

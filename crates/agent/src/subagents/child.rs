@@ -1,0 +1,508 @@
+//! Making and running one child: its definition, limits, permission system, tools, model,
+//! prompt and session, then its loop (again while messages keep arriving for it).
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use toolhost_core::conversation::{Message, Usage};
+use toolhost_core::permission::{PermissionMode, ToolSelection, is_inherited_by_subagent};
+use toolhost_core::{ToolError, ToolRegistry};
+use toolhost_mcp::McpClients;
+use toolhost_session::SessionId;
+
+use super::mailbox::Mailbox;
+use super::runs::{RunRecord, RunStatus};
+use super::{Scope, SubAgents, lock};
+use crate::agent_loop::{
+    AgentEvent, AgentEventSink, AgentLoop, DEFAULT_MAX_ITERATIONS, Inbox, RunOutcome, Transcript,
+};
+use crate::config::AgentConfig;
+use crate::model_choice::ChosenProvider;
+use crate::provider_connect::connect_provider;
+use crate::session_record::{RecordedSession, turn_context};
+use crate::system_prompt::SystemPromptInputs;
+use crate::tool_set::OfferedRegistry;
+
+/// What the model tells a child about its place, after toolhost's own prompt.
+const CHILD_ROLE: &str = "You are a sub-agent: another agent gave you the task in the user's \
+     message. Do it with your tools, then answer with what it asked for: your final answer is \
+     all it sees of your work.";
+
+/// What a caller asks of a child.
+#[derive(Default)]
+pub(crate) struct ChildSpec {
+    pub(crate) prompt: String,
+    pub(crate) agent: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) background: Option<bool>,
+    pub(crate) max_iterations: Option<usize>,
+    pub(crate) permission_mode: Option<PermissionMode>,
+    pub(crate) tools: Option<Vec<String>>,
+    pub(crate) title: Option<String>,
+    /// Go on with this stored session instead of starting one.
+    pub(crate) resume: Option<SessionId>,
+    /// The provider and model the resumed session was using (it goes on with them).
+    pub(crate) resumed_model: Option<(String, String)>,
+    /// The caller's tool call.
+    pub(crate) call_id: String,
+    /// The caller's session.
+    pub(crate) caller_session: Option<String>,
+    /// The child must be kept in the store (the session tools address it there).
+    pub(crate) needs_store: bool,
+}
+
+/// A child ready to run.
+pub(crate) struct Child {
+    pub(crate) record: Arc<RunRecord>,
+    pub(crate) background: bool,
+    /// What the caller should know besides the answer (a mode made stricter, unknown tools).
+    pub(crate) notes: Vec<String>,
+    agent: AgentLoop,
+    messages: Vec<Message>,
+    transcript: Option<Arc<RecordedSession>>,
+    handle: SubAgents,
+    /// Kept alive while the child runs (its scope refers to it weakly).
+    registry: Arc<ToolRegistry>,
+    extra_mcp: Option<Arc<McpClients>>,
+}
+
+/// How a child's run ended.
+pub(crate) struct ChildEnd {
+    pub(crate) outcome: RunOutcome,
+    pub(crate) turns: usize,
+    pub(crate) usage: Usage,
+}
+
+fn refuse(message: impl Into<String>) -> ToolError {
+    ToolError::new(message.into())
+}
+
+impl SubAgents {
+    /// Makes the child `spec` asks for, cancelled with `cancel`; refused at the limits, for
+    /// an unknown agent or model, or when its session cannot be kept.
+    pub(crate) async fn prepare_child(
+        &self,
+        spec: ChildSpec,
+        cancel: CancellationToken,
+    ) -> Result<Child, ToolError> {
+        let hub = &self.hub;
+        let depth = self.scope.depth + 1;
+        if depth > hub.limits.max_depth {
+            return Err(refuse(format!(
+                "cannot start a sub-agent: this agent is at depth {} and sub-agents nest at most \
+                 {} deep ([subagents] max_depth). Do the work yourself with your own tools.",
+                self.scope.depth, hub.limits.max_depth
+            )));
+        }
+        let definition = self.definition(spec.agent.as_deref())?;
+        let background = spec.background.unwrap_or(definition.background);
+        let mut notes = Vec::new();
+        let parent_mode = self.scope.permissions.mode();
+        let asked = spec
+            .permission_mode
+            .or(definition.permission_mode)
+            .unwrap_or(parent_mode);
+        let permissions = self.scope.permissions.for_child(asked, &[]);
+        if permissions.mode() != asked {
+            notes.push(format!(
+                "permissionMode {asked} was asked, but a sub-agent is never looser than its \
+                 parent: it runs in {}",
+                permissions.mode()
+            ));
+        }
+        let chosen = match &spec.resumed_model {
+            Some((provider, model)) => self.resumed_provider(provider, model)?,
+            None => self.child_provider(spec.model.as_deref().or(definition.model.as_deref()))?,
+        };
+        let provider = connect_provider(&chosen).map_err(|error| refuse(error.to_string()))?;
+
+        let record = self.reserve(&definition.name, &spec, background, depth, cancel)?;
+        let handle = SubAgents {
+            hub: Arc::clone(hub),
+            scope: Arc::new(Scope {
+                run_id: Some(record.id.clone()),
+                depth,
+                mailbox: Arc::default(),
+                permissions: permissions.clone(),
+                registry: OfferedRegistry::default(),
+                provider: std::sync::RwLock::new(Some(chosen.clone())),
+            }),
+        };
+        let built = self
+            .build_rest(
+                &handle,
+                &definition,
+                &spec,
+                &permissions,
+                &chosen,
+                &mut notes,
+            )
+            .await;
+        let (registry, extra_mcp, prompt, inputs) = match built {
+            Ok(built) => built,
+            Err(error) => {
+                record.fail_to_start(&error.to_string());
+                return Err(error);
+            }
+        };
+        handle.scope.registry.set(&registry);
+        let offered = Arc::new(registry.for_mode(permissions.mode()));
+        let max_iterations = spec
+            .max_iterations
+            .or(definition.max_turns)
+            .or(hub.context.config.agent_settings.max_iterations)
+            .unwrap_or(DEFAULT_MAX_ITERATIONS);
+        let mut agent = AgentLoop::new(provider, Arc::clone(&offered), prompt)
+            .max_iterations(max_iterations)
+            .max_output_tokens(chosen.entry.max_output_tokens)
+            .inbox(handle.inbox());
+        if let Some(share) = hub.context.config.agent_settings.compact_at {
+            agent = agent.compact_at(share);
+        }
+        let context = turn_context(
+            &chosen.entry.name,
+            &chosen.model,
+            permissions.mode(),
+            chosen.entry.max_output_tokens,
+            &inputs,
+        );
+        let kept = self.keep_session(&spec, &definition.name, context);
+        let (transcript, mut messages) = match kept {
+            Ok(kept) => kept,
+            Err(error) => {
+                record.fail_to_start(&error.to_string());
+                if let Some(mcp) = &extra_mcp {
+                    mcp.shutdown().await;
+                }
+                return Err(error);
+            }
+        };
+        let prompt_message = Message::user(spec.prompt.clone());
+        if let Some(transcript) = &transcript {
+            if let Err(error) = transcript.record_message(&prompt_message) {
+                let error = format!("the sub-agent's session could not be saved: {error}");
+                record.fail_to_start(&error);
+                if let Some(mcp) = &extra_mcp {
+                    mcp.shutdown().await;
+                }
+                return Err(refuse(error));
+            }
+            agent = agent
+                .transcript(Arc::clone(transcript) as Arc<dyn Transcript>)
+                .session_id(transcript.id().to_string());
+            record.set_session(Some(transcript.id().to_string()));
+            // Reachable by SessionsSend from now on, before its task even starts.
+            lock(&self.hub.live_sessions).insert(
+                transcript.id().to_string(),
+                Arc::clone(&handle.scope.mailbox),
+            );
+        } else {
+            agent = agent.session_id(record.id.clone());
+        }
+        messages.push(prompt_message);
+        Ok(Child {
+            record,
+            background,
+            notes,
+            agent,
+            messages,
+            transcript,
+            handle,
+            registry,
+            extra_mcp,
+        })
+    }
+
+    /// Checks the number of running sub-agents and records the new run, pending.
+    fn reserve(
+        &self,
+        agent: &str,
+        spec: &ChildSpec,
+        background: bool,
+        depth: usize,
+        cancel: CancellationToken,
+    ) -> Result<Arc<RunRecord>, ToolError> {
+        let limit = self.hub.limits.max_concurrent;
+        let mut runs = lock(&self.hub.runs);
+        let running = runs
+            .iter()
+            .filter(|run| !run.status().is_finished())
+            .count();
+        if running >= limit {
+            return Err(refuse(format!(
+                "cannot start a sub-agent: {running} are running already, the most at once \
+                 ([subagents] max_concurrent). Wait for one to finish (subagent_status), or do \
+                 the work yourself."
+            )));
+        }
+        let record = Arc::new(RunRecord::new(
+            self.next_run_id(),
+            agent.to_owned(),
+            &spec.prompt,
+            background,
+            self.scope.run_id.clone(),
+            depth,
+            spec.call_id.clone(),
+            cancel,
+        ));
+        runs.push(Arc::clone(&record));
+        Ok(record)
+    }
+
+    /// The child's tools, the MCP servers started for it alone, and its system prompt.
+    async fn build_rest(
+        &self,
+        handle: &SubAgents,
+        definition: &AgentConfig,
+        spec: &ChildSpec,
+        permissions: &crate::Permissions,
+        chosen: &ChosenProvider,
+        notes: &mut Vec<String>,
+    ) -> Result<
+        (
+            Arc<ToolRegistry>,
+            Option<Arc<McpClients>>,
+            String,
+            SystemPromptInputs,
+        ),
+        ToolError,
+    > {
+        let _ = chosen;
+        let parent = self
+            .scope
+            .registry
+            .get()
+            .ok_or_else(|| refuse("the parent's tools are gone: the run is ending"))?;
+        let asked_tools = match &spec.tools {
+            None => None,
+            Some(names) => Some(
+                ToolSelection::parse(names).map_err(|error| refuse(format!("tools: {error}")))?,
+            ),
+        };
+        if let (Some(names), Some(selection)) = (&spec.tools, &asked_tools) {
+            let specs = parent.specs();
+            let missing: Vec<&String> = names
+                .iter()
+                .zip(selection.rules())
+                .filter(|(_, rule)| !specs.iter().any(|spec| rule.names_tool(spec)))
+                .map(|(name, _)| name)
+                .collect();
+            if !missing.is_empty() {
+                notes.push(format!(
+                    "tools names {} which this agent does not have, so the sub-agent does not \
+                     either",
+                    missing
+                        .iter()
+                        .map(|name| format!("'{name}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        let config = &self.hub.context.config;
+        let mut builder = permissions.install(ToolRegistry::builder());
+        if let Some(max_chars) = config.limits.max_result_chars {
+            builder = builder.max_chars(max_chars);
+        }
+        let registry = builder.build();
+        for tool_spec in parent.specs() {
+            let chosen_tool = definition
+                .allowed_tools
+                .as_ref()
+                .is_none_or(|selection| selection.names_tool(&tool_spec))
+                && asked_tools
+                    .as_ref()
+                    .is_none_or(|selection| selection.names_tool(&tool_spec));
+            if !(chosen_tool || is_inherited_by_subagent(&tool_spec))
+                || definition.disallows(&tool_spec)
+            {
+                continue;
+            }
+            if let Some(tool) = handle
+                .scoped_tool(&tool_spec.name)
+                .or_else(|| parent.get(&tool_spec.name))
+            {
+                let _ = registry.register_arc(tool);
+            }
+        }
+        let extra_mcp = self.start_own_servers(definition, &parent, &registry).await;
+        let context = &self.hub.context;
+        let inputs = SystemPromptInputs::gather(
+            &context.workspace,
+            context.home.as_deref(),
+            registry.for_mode(permissions.mode()).names(),
+        )
+        .with_skills(context.skills.summaries());
+        let mut prompt = inputs.render();
+        prompt.push_str("\n\n");
+        prompt.push_str(CHILD_ROLE);
+        if let Some(body) = &definition.prompt {
+            prompt.push_str("\n\n");
+            prompt.push_str(body);
+        }
+        for name in &definition.skills {
+            let Some(skill) = context.skills.get(name) else {
+                if let Some(mcp) = &extra_mcp {
+                    mcp.shutdown().await;
+                }
+                return Err(refuse(format!(
+                    "the agent '{}' names the skill '{name}' (skills), which is not installed",
+                    definition.name
+                )));
+            };
+            match skill.body() {
+                Ok(body) => prompt.push_str(&format!("\n\n# Skill: {name}\n\n{body}")),
+                Err(warning) => notes.push(warning.to_string()),
+            }
+        }
+        Ok((Arc::new(registry), extra_mcp, prompt, inputs))
+    }
+
+    /// Starts the MCP servers the definition names that the parent does not run (its direct
+    /// servers, user servers its parent does not see); their tools join `registry`.
+    async fn start_own_servers(
+        &self,
+        definition: &AgentConfig,
+        parent: &ToolRegistry,
+        registry: &ToolRegistry,
+    ) -> Option<Arc<McpClients>> {
+        let running: Vec<String> = parent
+            .specs()
+            .iter()
+            .filter_map(|spec| spec.origin.mcp_server().map(str::to_owned))
+            .collect();
+        let config = &self.hub.context.config;
+        let own: Vec<_> = definition
+            .mcp_servers
+            .iter()
+            .flatten()
+            .filter_map(|id| config.mcp_servers.get(id))
+            .chain(definition.direct_mcp_servers.values())
+            .filter(|server| !running.contains(&server.name))
+            .cloned()
+            .collect();
+        if own.is_empty() {
+            return None;
+        }
+        let (clients, report) = McpClients::start(own, &self.hub.context.workspace).await;
+        for failure in &report.failures {
+            tracing::warn!("sub-agent '{}': {failure}", definition.name);
+        }
+        for refused in clients.register_into(registry) {
+            tracing::warn!("an MCP tool is refused: {refused}");
+        }
+        Some(clients)
+    }
+}
+
+impl Child {
+    /// Runs the child to its end (again while messages arrived for it after its last turn),
+    /// its session and record marked, its own MCP servers stopped.
+    pub(crate) async fn run(self) -> ChildEnd {
+        let Self {
+            record,
+            agent,
+            mut messages,
+            transcript,
+            handle,
+            registry,
+            extra_mcp,
+            ..
+        } = self;
+        let sink: AgentEventSink = {
+            let record = Arc::clone(&record);
+            let handle = handle.clone();
+            Arc::new(move |event: AgentEvent| {
+                record.observe(&event);
+                handle.tell(&record, event);
+            })
+        };
+        let session = record.session_id();
+        let mailbox: Arc<Mailbox> = Arc::clone(&handle.scope.mailbox);
+        let mut turns = 0;
+        let mut usage = Usage::default();
+        let outcome = loop {
+            let report = agent
+                .run(messages, Arc::clone(&sink), record.cancel.clone())
+                .await;
+            turns += report.turns;
+            usage += report.usage;
+            // A message that came after the loop last looked starts another round.
+            let late = {
+                let mut live = lock(&handle.hub.live_sessions);
+                let late = mailbox.take();
+                if late.is_empty()
+                    && let Some(session) = &session
+                {
+                    live.remove(session);
+                }
+                late
+            };
+            if late.is_empty() || !report.outcome.is_success() {
+                break report.outcome;
+            }
+            messages = report.messages;
+            for text in late {
+                let message = Message::user(text);
+                if let Some(transcript) = &transcript
+                    && let Err(error) = transcript.record_message(&message)
+                {
+                    tracing::warn!("sub-agent {}: {error}", record.id);
+                }
+                messages.push(message);
+            }
+        };
+        if let Some(session) = &session {
+            lock(&handle.hub.live_sessions).remove(session);
+        }
+        if let Some(transcript) = &transcript
+            && let Err(error) = transcript.finish(&outcome)
+        {
+            tracing::warn!("sub-agent {}: {error}", record.id);
+        }
+        record.finish(&outcome, turns, usage);
+        if let Some(mcp) = extra_mcp {
+            mcp.shutdown().await;
+        }
+        drop(registry);
+        ChildEnd {
+            outcome,
+            turns,
+            usage,
+        }
+    }
+}
+
+/// What the parent reads at its next turn when a background run ended.
+pub(crate) fn delivery(record: &RunRecord, end: &ChildEnd) -> String {
+    let what = if record.parent_call_id.is_empty() {
+        String::new()
+    } else {
+        format!(" (started by your call {})", record.parent_call_id)
+    };
+    let session = record
+        .session_id()
+        .map(|id| format!(", session {id}"))
+        .unwrap_or_default();
+    match RunStatus::of(&end.outcome) {
+        RunStatus::Completed => format!(
+            "[toolhost] The background agent {} ({}{session}){what} finished after {} turn{}. \
+             Its answer:\n\n{}",
+            record.id,
+            record.agent,
+            end.turns,
+            if end.turns == 1 { "" } else { "s" },
+            end.outcome.text()
+        ),
+        RunStatus::Cancelled => format!(
+            "[toolhost] The background agent {} ({}{session}){what} was cancelled.",
+            record.id, record.agent
+        ),
+        _ => format!(
+            "[toolhost] The background agent {} ({}{session}){what} failed: {}",
+            record.id,
+            record.agent,
+            end.outcome.text()
+        ),
+    }
+}

@@ -1,0 +1,108 @@
+//! Frame time of the full-screen chat while a tool streams: a Bash box taking 1 000 lines of
+//! output, one line an update, the screen drawn after each (what the chat does when updates
+//! come slower than frames), and a whole frame over a transcript holding that output expanded.
+//! The target: under 16 ms a frame.
+//!
+//! The UI's pure modules are compiled in here as they are in the binary (the binary has no
+//! library to link against).
+
+#![allow(
+    missing_docs,
+    dead_code,
+    unused_imports,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+
+#[path = "../src/tui"]
+mod tui {
+    #[path = "app.rs"]
+    pub mod app;
+    #[path = "dialog_view.rs"]
+    pub mod dialog_view;
+    #[path = "dialogs.rs"]
+    pub mod dialogs;
+    #[path = "draw.rs"]
+    pub mod draw;
+    #[path = "input.rs"]
+    pub mod input;
+    #[path = "markdown.rs"]
+    pub mod markdown;
+    #[path = "renderers/mod.rs"]
+    pub mod renderers;
+    #[path = "text.rs"]
+    pub mod text;
+    #[path = "transcript.rs"]
+    pub mod transcript;
+}
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use toolhost_agent::agent_loop::AgentEvent;
+use toolhost_core::ToolUpdate;
+use toolhost_core::conversation::ToolCall;
+
+use tui::app::App;
+use tui::draw::{RowCache, draw};
+
+const LINES: usize = 1_000;
+
+fn streaming_app() -> App {
+    let mut app = App::default();
+    app.busy = true;
+    app.agent_event(AgentEvent::TextDelta {
+        text: "Running the tests now:\n\n```sh\ncargo test\n```\n".into(),
+    });
+    app.agent_event(AgentEvent::ToolCallStart {
+        call: ToolCall {
+            id: "c1".into(),
+            name: "Bash".into(),
+            arguments: json!({"command": "cargo test"}).to_string(),
+        },
+    });
+    app
+}
+
+fn update(n: usize) -> AgentEvent {
+    AgentEvent::ToolCallUpdate {
+        call_id: "c1".into(),
+        update: ToolUpdate::text(format!("test module_{n}::case_{n} ... ok 日本語\n")),
+    }
+}
+
+fn frames(c: &mut Criterion) {
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    c.bench_function("1000 streamed lines, a frame after each", |b| {
+        b.iter(|| {
+            let mut app = streaming_app();
+            let mut cache = RowCache::default();
+            for n in 0..LINES {
+                app.agent_event(update(n));
+                terminal
+                    .draw(|frame| draw(frame, &app, &mut cache))
+                    .unwrap();
+            }
+        });
+    });
+
+    let mut app = streaming_app();
+    for n in 0..LINES {
+        app.agent_event(update(n));
+    }
+    app.expanded = true;
+    let mut cache = RowCache::default();
+    c.bench_function("one frame, 1000 lines in an expanded box", |b| {
+        b.iter(|| {
+            app.tick();
+            terminal
+                .draw(|frame| draw(frame, &app, &mut cache))
+                .unwrap();
+        });
+    });
+}
+
+criterion_group!(benches, frames);
+criterion_main!(benches);
