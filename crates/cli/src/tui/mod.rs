@@ -11,6 +11,8 @@
 
 pub mod app;
 mod bridge;
+pub mod child_view;
+pub mod children;
 pub mod dialog_view;
 pub mod dialogs;
 pub mod draw;
@@ -253,7 +255,7 @@ async fn screen_loop(
     let mut turn: Option<CancellationToken> = None;
     terminal.draw(|frame| draw::draw(frame, app, &mut cache))?;
     while !app.quit {
-        let ticking = app.busy || !app.dialogs.is_empty();
+        let ticking = app.busy || !app.dialogs.is_empty() || app.children_running();
         let first = tokio::select! {
             event = inbox.recv() => match event {
                 Some(event) => Some(event),
