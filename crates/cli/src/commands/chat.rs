@@ -134,7 +134,6 @@ async fn chat(
         let ran = tui::run(session, screen, screen_events, screen_inbox).await;
         crate::logging::to_stderr();
         let (session, total) = ran?;
-        session.subagents().shutdown().await;
         session.agent().session_event(SessionEvent::Shutdown).await;
         mcp.shutdown().await;
         println!("{}", usage_summary(&total, pricing.as_ref()));
@@ -171,7 +170,10 @@ async fn chat(
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(error.into()),
+            Err(error) => {
+                session.subagents().shutdown().await;
+                return Err(error.into());
+            }
         };
         if !line.trim().is_empty() {
             let _ = editor.add_history_entry(line.as_str());
@@ -194,8 +196,15 @@ async fn chat(
             }
             ChatInput::Message(text) => {
                 let cancel = turn.begin();
-                let report = session.send(&text, printing_events(), cancel).await?;
+                let sent = session.send(&text, printing_events(), cancel).await;
                 turn.end();
+                let report = match sent {
+                    Ok(report) => report,
+                    Err(error) => {
+                        session.subagents().shutdown().await;
+                        return Err(error.into());
+                    }
+                };
                 end_of_turn(&report.outcome);
                 total += report.usage;
             }

@@ -131,7 +131,8 @@ pub struct Screen {
     pub context_window: Option<u64>,
 }
 
-/// Runs the full-screen chat until the user leaves; the session back, and the tokens spent.
+/// Runs the full-screen chat until the user leaves (its sub-agents cancelled and awaited
+/// then); the session back, and the tokens spent.
 pub async fn run(
     session: ChatSession,
     screen: Screen,
@@ -198,6 +199,9 @@ pub async fn run(
     }
     drop(commands);
     let session = task.await?;
+    // Leaving the screen, even on a terminal error, ends the children still running: none
+    // outlives the chat.
+    session.subagents().shutdown().await;
     looped?;
     Ok((session, app.status.usage))
 }
