@@ -196,3 +196,35 @@ fn ctrl_t_without_children_says_so() {
         screen(&app, 80, 10)
     );
 }
+
+#[test]
+fn ctrl_t_watches_the_latest_running_child_and_arrows_go_to_the_others() {
+    let mut app = background_child_waiting();
+    app.agent_event(start(
+        "spawn_agent",
+        "call_2",
+        json!({"prompt": "Count the files.", "agent": "helper", "background": true}),
+    ));
+    app.agent_event(child("run-2", "call_2", run_start()));
+    app.agent_event(child(
+        "run-2",
+        "call_2",
+        run_end(
+            RunOutcome::Answered {
+                text: "12 files".into(),
+            },
+            1,
+        ),
+    ));
+    // run-2 ended, run-1 still runs: Ctrl-T watches run-1.
+    app.key(ctrl('t'));
+    assert!(screen(&app, 100, 20).contains("watching run-1 helper · running"));
+    app.key(key(KeyCode::Right));
+    let other = screen(&app, 100, 20);
+    assert!(
+        other.contains("watching run-2 helper · completed") && other.contains("› Count the files."),
+        "{other}"
+    );
+    app.key(key(KeyCode::Left));
+    assert!(screen(&app, 100, 20).contains("watching run-1 helper"));
+}
