@@ -141,10 +141,15 @@ impl ChatSession {
         opening: Option<SessionOpening>,
     ) -> Result<Self, StoreError> {
         let resumed = opening.as_ref().is_some_and(SessionOpening::is_resumed);
+        let mut agent = assembled.agent;
+        // A person at a prompt wants it back when the model has answered: a background
+        // child's result joins the conversation at the next turn instead (as in Claude
+        // Code), and the front end shows the child's progress meanwhile.
+        agent.set_waits_for_inbox(false);
         let mut chat = Self {
             commands: Arc::clone(&assembled.tools.commands),
             subagents: assembled.tools.subagents.clone(),
-            agent: assembled.agent,
+            agent,
             offered: assembled.offered,
             permissions,
             provider: assembled.provider,

@@ -19,6 +19,10 @@
 mod tui {
     #[path = "app.rs"]
     pub mod app;
+    #[path = "child_view.rs"]
+    pub mod child_view;
+    #[path = "children.rs"]
+    pub mod children;
     #[path = "dialog_view.rs"]
     pub mod dialog_view;
     #[path = "dialogs.rs"]

@@ -2,17 +2,25 @@
 //! pty, the test types into it and reads the screen's bytes. A scripted mock model on
 //! 127.0.0.1 answers. Checked: the answer streams, a Write asks for approval on the terminal
 //! and happens once approved, Ctrl-C cancels a turn and the chat goes on, the chat's slash
-//! commands work, and `/exit` leaves with the session's id to resume.
+//! commands work, `/exit` leaves with the session's id to resume, and a background
+//! sub-agent's tool calls and end are printed as lines tagged with its run id, its answer
+//! reaching the model at the next turn, and a child still running when the chat ends is
+//! cancelled with its process tree.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/agent_runs.rs"]
+mod agent_runs;
+mod support;
 
 use std::io::{Read as _, Write as _};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agent_runs::{Fixture, WAIT_FOR_GO, last};
 use serde_json::json;
-use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, Step, WireFormat};
+use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, Step, WireFormat, is_running};
 
 /// `toolhost chat` on a pty, its output collected as it comes.
 struct Terminal {
@@ -300,4 +308,108 @@ fn a_slash_command_file_runs_with_its_arguments_and_only_its_allowed_tools() {
     terminal.type_keys("/exit\r");
     terminal.wait_for("--resume", seen);
     assert_eq!(terminal.wait_exit(), Some(0));
+}
+
+/// What a child that must outlive the chat runs: a `sleep` in the background of its Bash, its
+/// pid written down (no `> ` in the command, which would read like the chat's prompt).
+const SLEEP_AND_TELL: &str = "sleep 300 & echo $! >sleep.pid; wait";
+
+/// The pid a child's Bash wrote to `path`, once it did.
+fn wait_for_pid(path: &std::path::Path) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text.trim().parse().unwrap();
+        }
+        assert!(Instant::now() < deadline, "the child's Bash never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits a little for `pid` to be gone (a killed process is reaped by whoever inherits it).
+fn assert_gone(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while is_running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !is_running(pid),
+        "the child's sleep {pid} outlived the chat"
+    );
+}
+
+#[test]
+fn line_mode_prints_a_background_childs_calls_and_end_and_ctrl_d_cancels_the_one_running() {
+    let fixture = Fixture::new();
+    let parent = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Wait, then say banana.", "agent": "helper", "background": true}),
+        )
+        .into(),
+        Reply::text("The helper runs in the background.").into(),
+        Reply::text("The helper says banana.").into(),
+        Reply::tool_call(
+            "call_2",
+            "spawn_agent",
+            json!({"prompt": "Sleep.", "agent": "helper", "background": true}),
+        )
+        .into(),
+        Reply::text("Another helper sleeps.").into(),
+    ]);
+    let child = fixture.model(vec![
+        Reply::tool_call("child_1", "Bash", json!({"command": WAIT_FOR_GO})).into(),
+        Reply::text("banana").into(),
+        Reply::tool_call("child_2", "Bash", json!({"command": SLEEP_AND_TELL})).into(),
+    ]);
+    fixture.two_models(
+        &parent,
+        &child,
+        "\n[permissions]\nallow = [\"Bash\", \"spawn_agent\"]\n",
+    );
+    let mut terminal = Terminal::start(&fixture.dirs, &parent, "");
+    let start = terminal.wait_for("> ", 0);
+
+    // The turn ends with the parent's answer while the child still waits: the prompt is back,
+    // and the child's tool call has its line.
+    terminal.type_keys("get a banana\r");
+    let answered = terminal.wait_for("The helper runs in the background.", start);
+    terminal.wait_for("> ", answered);
+    let called = terminal.wait_for(
+        "[run-1 helper] → Bash {\"command\":\"while [ ! -f go ]",
+        start,
+    );
+    std::fs::write(fixture.path("go"), "").unwrap();
+    let ended = terminal.wait_for("[run-1 helper] completed after 2 turns", called);
+    assert!(
+        !terminal.screen()[start..ended].contains("banana\n"),
+        "a child's answer is not streamed into the chat:\n{}",
+        terminal.screen()
+    );
+
+    // Its answer reaches the model with the next message.
+    terminal.type_keys("and?\r");
+    let said = terminal.wait_for("The helper says banana.", ended);
+    let delivered = last(&parent.requests()[2], "user");
+    assert!(
+        delivered.contains("[toolhost] The background agent run-1 (helper")
+            && delivered.ends_with("banana"),
+        "{delivered}"
+    );
+
+    // Ctrl-D with a child still running cancels it, and its process tree with it.
+    let prompt = terminal.wait_for("> ", said);
+    terminal.type_keys("one more\r");
+    let answered = terminal.wait_for("Another helper sleeps.", prompt);
+    terminal.wait_for("> ", answered);
+    let sleep_pid = wait_for_pid(&fixture.path("sleep.pid"));
+    assert!(is_running(sleep_pid));
+    terminal.type_keys("\x04");
+    terminal.wait_for("[run-2 helper] cancelled", prompt);
+    terminal.wait_for("toolhost chat --resume", prompt);
+    assert_eq!(terminal.wait_exit(), Some(0));
+    assert_gone(sleep_pid);
 }

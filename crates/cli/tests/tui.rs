@@ -5,17 +5,27 @@
 //! "allow always" (the file written, the rule in `.toolhost/config.local.toml`), a custom
 //! JavaScript tool asking through `api.ui`, its box drawn by its own renderer while it runs and
 //! when it is done, the pending action it proposed applied, Shift-Tab switching the mode, Esc
-//! cancelling a turn, and Ctrl-D leaving with the session.
+//! cancelling a turn, and Ctrl-D leaving with the session. And sub-agents: a background
+//! child's live line with its latest tool call while the prompt is back, its transcript
+//! watched with Ctrl-T, its line completed when the test releases it, its answer at the next
+//! turn, and a child still running when the chat ends cancelled with its process tree.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/agent_runs.rs"]
+mod agent_runs;
+mod support;
 
 use std::io::{Read as _, Write as _};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agent_runs::{Fixture, WAIT_FOR_GO, last};
 use serde_json::json;
-use toolhost_test_support::{Fault, HomeAndWorkspace, MockModel, Reply, WireFormat, write_file};
+use toolhost_test_support::{
+    Fault, HomeAndWorkspace, MockModel, Reply, WireFormat, is_running, write_file,
+};
 
 const ROWS: u16 = 30;
 const COLUMNS: u16 = 100;
@@ -277,5 +287,114 @@ fn full_screen_chat_answers_approves_renders_switches_mode_and_cancels() {
         last.contains("talk slowly")
             && last.contains("applied \\\"Save the forecast\\\" (saved the forecast)"),
         "{last}"
+    );
+}
+
+#[test]
+fn a_background_child_has_a_live_line_a_transcript_to_watch_and_ends_with_the_chat() {
+    let fixture = Fixture::new();
+    let parent = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Wait, then say banana.", "agent": "helper", "background": true}),
+        )
+        .into(),
+        Reply::text("The helper runs in the background.").into(),
+        Reply::text("The helper says banana.").into(),
+        Reply::tool_call(
+            "call_2",
+            "spawn_agent",
+            json!({"prompt": "Sleep.", "agent": "helper", "background": true}),
+        )
+        .into(),
+        Reply::text("Another helper sleeps.").into(),
+    ]);
+    let child = fixture.model(vec![
+        Reply::tool_call("child_1", "Bash", json!({"command": WAIT_FOR_GO})).into(),
+        Reply::text("banana").into(),
+        Reply::tool_call(
+            "child_2",
+            "Bash",
+            json!({"command": "sleep 300 & echo $! > sleep.pid; wait"}),
+        )
+        .into(),
+    ]);
+    fixture.two_models(
+        &parent,
+        &child,
+        "\n[permissions]\nallow = [\"Bash\", \"spawn_agent\"]\n",
+    );
+    let mut screen = Screen::start(&fixture.dirs, &parent);
+    screen.wait_for(&["message (enter to send"]);
+
+    // The parent answers while its child waits in Bash: the prompt is back, and the child's
+    // line shows it running with that call.
+    screen.type_keys("get a banana\r");
+    screen.wait_for(&[
+        "The helper runs in the background.",
+        "run-1 helper (background) · running · turn 1",
+        "⎿ Bash $ while [ ! -f go ]; do sleep 0.05; done; echo ready",
+        "message (enter to send",
+    ]);
+
+    // Ctrl-T shows the child's own transcript, read-only; Esc goes back.
+    screen.type_keys("\x14");
+    let watching = screen.wait_for(&[
+        "watching run-1 helper · running · read-only · esc back",
+        "› Wait, then say banana.",
+        "Bash $ while [ ! -f go ]",
+    ]);
+    assert!(
+        !watching.contains("The helper runs in the background."),
+        "{watching}"
+    );
+    screen.type_keys("\x1b");
+    screen.wait_for(&[
+        "message (enter to send",
+        "run-1 helper (background) · running",
+    ]);
+
+    // Released, the child finishes; its line says so, and its answer reaches the model with
+    // the next message.
+    write_file(fixture.path("go"), "");
+    screen.wait_for(&["✓ run-1 helper (background) · completed · 2 turns"]);
+    screen.type_keys("and?\r");
+    screen.wait_for(&["The helper says banana."]);
+    let delivered = last(&parent.requests()[2], "user");
+    assert!(
+        delivered.contains("[toolhost] The background agent run-1 (helper")
+            && delivered.ends_with("banana"),
+        "{delivered}"
+    );
+
+    // Ctrl-D while a child runs: the chat cancels it and its process tree before it exits.
+    screen.type_keys("one more\r");
+    screen.wait_for(&[
+        "Another helper sleeps.",
+        "run-2 helper (background) · running",
+        "⎿ Bash $ sleep 300",
+    ]);
+    let pid_file = fixture.path("sleep.pid");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let sleep_pid: u32 = loop {
+        if let Ok(text) = std::fs::read_to_string(&pid_file)
+            && text.ends_with('\n')
+        {
+            break text.trim().parse().unwrap();
+        }
+        assert!(Instant::now() < deadline, "the child's Bash never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(is_running(sleep_pid));
+    screen.type_keys("\x04");
+    assert_eq!(screen.wait_exit(), Some(0));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while is_running(sleep_pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !is_running(sleep_pid),
+        "the child's sleep {sleep_pid} outlived the chat"
     );
 }

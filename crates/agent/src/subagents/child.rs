@@ -1,7 +1,7 @@
 //! Making and running one child: its definition, limits, permission system, tools, model,
 //! prompt and session, then its loop (again while messages keep arriving for it).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{Message, Usage};
@@ -71,6 +71,9 @@ pub(crate) struct ChildEnd {
     pub(crate) outcome: RunOutcome,
     pub(crate) turns: usize,
     pub(crate) usage: Usage,
+    /// The child's last `RunEnd`, not yet told to the front end: whoever ran the child tells
+    /// it once the run's end is settled ([`SubAgents::tell_end`]).
+    last_event: Option<AgentEvent>,
 }
 
 fn refuse(message: impl Into<String>) -> ToolError {
@@ -409,11 +412,25 @@ impl Child {
             extra_mcp,
             ..
         } = self;
+        // A round's `RunEnd` is held back until the next round starts or the run is over and
+        // its result delivered: a front end that shows the child finished can count on its
+        // result reaching the parent's next turn.
+        let held_end: Arc<Mutex<Option<AgentEvent>>> = Arc::default();
         let sink: AgentEventSink = {
             let record = Arc::clone(&record);
             let handle = handle.clone();
+            let held_end = Arc::clone(&held_end);
             Arc::new(move |event: AgentEvent| {
                 record.observe(&event);
+                let mut held = lock(&held_end);
+                if matches!(event, AgentEvent::RunEnd { .. }) {
+                    *held = Some(event);
+                    return;
+                }
+                if let Some(ended) = held.take() {
+                    handle.tell(&record, ended);
+                }
+                drop(held);
                 handle.tell(&record, event);
             })
         };
@@ -465,10 +482,22 @@ impl Child {
             mcp.shutdown().await;
         }
         drop(registry);
+        let last_event = lock(&held_end).take();
         ChildEnd {
             outcome,
             turns,
             usage,
+            last_event,
+        }
+    }
+}
+
+impl SubAgents {
+    /// Tells the front end that the run `end` came from ended (its last `RunEnd`, held back
+    /// until its session was marked and its result delivered).
+    pub(crate) fn tell_end(&self, record: &RunRecord, end: &mut ChildEnd) {
+        if let Some(event) = end.last_event.take() {
+            self.tell(record, event);
         }
     }
 }

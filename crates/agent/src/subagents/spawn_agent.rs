@@ -175,8 +175,12 @@ impl SubAgents {
     /// [`SubAgents::shutdown`] waits for it); `None` when the task itself failed.
     pub(crate) async fn run_in_foreground(&self, child: Child) -> Option<super::child::ChildEnd> {
         let (sender, receiver) = tokio::sync::oneshot::channel();
+        let agents = self.clone();
         let task = tokio::spawn(async move {
-            let _ = sender.send(child.run().await);
+            let record = Arc::clone(&child.record);
+            let mut end = child.run().await;
+            agents.tell_end(&record, &mut end);
+            let _ = sender.send(end);
         });
         lock(&self.hub.background).push(task);
         receiver.await.ok()
@@ -186,10 +190,12 @@ impl SubAgents {
     pub(crate) fn start_background(&self, child: Child) {
         let mailbox = Arc::clone(&self.scope.mailbox);
         mailbox.expect();
+        let agents = self.clone();
         let task = tokio::spawn(async move {
             let record = Arc::clone(&child.record);
-            let end = child.run().await;
+            let mut end = child.run().await;
             mailbox.deliver_expected(delivery(&record, &end));
+            agents.tell_end(&record, &mut end);
         });
         lock(&self.hub.background).push(task);
     }

@@ -1,6 +1,8 @@
 //! `toolhost chat`: an interactive session in line mode. A line editor with history reads
 //! what the user types; the answer streams in as it comes; each tool call and its outcome get
-//! a line; approvals are asked on the terminal. Ctrl-C cancels the turn, Ctrl-D leaves.
+//! a line; a sub-agent's tool calls and its end get a line tagged with its run id
+//! (`[run-1 explore] → Grep …`); approvals are asked on the terminal. Ctrl-C cancels the
+//! turn, Ctrl-D leaves (cancelling the sub-agents that still run).
 //!
 //! Everything but reading lines and drawing events is `toolhost_agent::chat::ChatSession`'s.
 
@@ -168,7 +170,10 @@ async fn chat(
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(error.into()),
+            Err(error) => {
+                session.subagents().shutdown().await;
+                return Err(error.into());
+            }
         };
         if !line.trim().is_empty() {
             let _ = editor.add_history_entry(line.as_str());
@@ -191,8 +196,15 @@ async fn chat(
             }
             ChatInput::Message(text) => {
                 let cancel = turn.begin();
-                let report = session.send(&text, printing_events(), cancel).await?;
+                let sent = session.send(&text, printing_events(), cancel).await;
                 turn.end();
+                let report = match sent {
+                    Ok(report) => report,
+                    Err(error) => {
+                        session.subagents().shutdown().await;
+                        return Err(error.into());
+                    }
+                };
                 end_of_turn(&report.outcome);
                 total += report.usage;
             }
@@ -209,6 +221,9 @@ async fn chat(
     if let Some(history) = &history {
         let _ = editor.save_history(history);
     }
+    // Children still running are cancelled, and their process trees with them, before the
+    // chat ends.
+    session.subagents().shutdown().await;
     session.agent().session_event(SessionEvent::Shutdown).await;
     mcp.shutdown().await;
     println!("{}", usage_summary(&total, pricing.as_ref()));
@@ -398,10 +413,45 @@ fn printing_events() -> AgentEventSink {
                 let _ = writeln!(out, "  compacting (~{tokens_before} tokens)…");
             }
             AgentEvent::RunEnd { .. } => end_line(&mut out, &mut mid_line),
+            AgentEvent::SubAgent {
+                run_id,
+                agent,
+                event,
+                ..
+            } => {
+                if let Some(said) = subagent_line(&event) {
+                    end_line(&mut out, &mut mid_line);
+                    let _ = writeln!(out, "[{run_id} {agent}] {said}");
+                }
+            }
             _ => {}
         }
         let _ = out.flush();
     })
+}
+
+/// What line mode says of a sub-agent's event: its tool calls and its end, nothing of its
+/// streamed answer (the parent's answer stays readable).
+fn subagent_line(event: &AgentEvent) -> Option<String> {
+    match event {
+        AgentEvent::ToolCallStart { call } => Some(format!(
+            "→ {} {}",
+            call.name,
+            one_line(&call.arguments, 100)
+        )),
+        AgentEvent::ToolCallEnd { result } if result.is_error => {
+            Some(format!("✗ {}", one_line(&result.text(), 100)))
+        }
+        AgentEvent::RunEnd { outcome, turns, .. } => Some(match outcome {
+            outcome if outcome.is_success() => format!(
+                "completed after {turns} turn{}",
+                if *turns == 1 { "" } else { "s" }
+            ),
+            RunOutcome::Cancelled => "cancelled".to_owned(),
+            outcome => format!("failed: {}", one_line(&outcome.text(), 100)),
+        }),
+        _ => None,
+    }
 }
 
 fn end_of_turn(outcome: &RunOutcome) {

@@ -15,10 +15,14 @@ use toolhost_script::{PendingAction, Rendering};
 use super::dialogs::{Dialog, DialogOutcome};
 use super::input::{InputBox, InputOutcome};
 use super::renderers::SPINNER;
-use super::transcript::{Entry, Notice, NoticeKind, PendingState, ToolBox};
+use super::transcript::{self, Entry, Notice, NoticeKind, PendingState, ToolBox};
 
+#[path = "app/children.rs"]
+mod children;
 #[path = "app/pending.rs"]
 mod pending;
+
+pub use children::Watching;
 
 /// Which hook a render job runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,6 +117,10 @@ pub struct App {
     pub epoch: u64,
     /// Pending actions the user decided on, not yet told to the model.
     decisions: Vec<String>,
+    /// The sub-agents started in this chat, in the order they were heard of.
+    pub children: Vec<super::children::ChildRun>,
+    /// The child whose transcript is shown (Ctrl-T), if one is.
+    pub watching: Option<Watching>,
 }
 
 /// The modes Shift-Tab cycles through.
@@ -137,8 +145,8 @@ impl App {
         }));
     }
 
-    /// A key: the open dialog's, else the chat's own (Esc, Ctrl-C, Ctrl-D, Shift-Tab,
-    /// Ctrl-O, paging), else the input box's.
+    /// A key: the open dialog's, else the watched child's view's, else the chat's own (Esc,
+    /// Ctrl-C, Ctrl-D, Shift-Tab, Ctrl-O, Ctrl-T, paging), else the input box's.
     pub fn key(&mut self, key: KeyEvent) -> Vec<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         // Ctrl-C cancels the turn even over a dialog (its call is abandoned with it).
@@ -159,7 +167,17 @@ impl App {
                 }
             };
         }
+        if self.watching.is_some() {
+            self.watching_key(key);
+            return Vec::new();
+        }
         match key.code {
+            KeyCode::Char('t') if ctrl => {
+                if !self.watch() {
+                    self.notice(NoticeKind::Info, "no sub-agent has run in this chat yet");
+                }
+                return Vec::new();
+            }
             KeyCode::Esc if self.busy => return vec![Action::CancelTurn],
             KeyCode::Char('c') if ctrl => {
                 if self.busy {
@@ -243,63 +261,28 @@ impl App {
 
     /// One of the loop's events.
     pub fn agent_event(&mut self, event: AgentEvent) -> Vec<Action> {
+        // A custom tool's box is drawn again by its hooks when it starts, streams or ends.
+        let redrawn = match &event {
+            AgentEvent::ToolCallStart { call } => Some((call.id.clone(), Hook::Call)),
+            AgentEvent::ToolCallUpdate { call_id, .. } => Some((call_id.clone(), Hook::Result)),
+            AgentEvent::ToolCallEnd { result } => Some((result.tool_call_id.clone(), Hook::Result)),
+            _ => None,
+        };
+        let Some(event) = transcript::follow(&mut self.transcript, event) else {
+            let custom = redrawn.filter(|(id, _)| {
+                self.tool(id)
+                    .is_some_and(|tool| self.rendered_tools.contains(&tool.call.name))
+            });
+            return match custom {
+                Some((id, hook)) => self.render(&id, hook).into_iter().collect(),
+                None => Vec::new(),
+            };
+        };
         match event {
             AgentEvent::RunStart { model, .. } => self.status.model = model,
-            AgentEvent::TextDelta { text } => match self.transcript.last_mut() {
-                Some(Entry::Assistant(answer)) => answer.push_str(&text),
-                _ => self.transcript.push(Entry::Assistant(text)),
-            },
-            AgentEvent::ResponseRestarted => {
-                while let Some(Entry::Assistant(_) | Entry::Reasoning(_)) = self.transcript.last() {
-                    self.transcript.pop();
-                }
-            }
             AgentEvent::AssistantMessage { message } => {
                 self.status.context_tokens =
                     message.usage.input_tokens + message.usage.output_tokens;
-            }
-            AgentEvent::ToolCallStart { call } => {
-                let id = call.id.clone();
-                let custom = self.rendered_tools.contains(&call.name);
-                self.transcript
-                    .push(Entry::Tool(Box::new(ToolBox::new(call))));
-                if custom {
-                    return self.render(&id, Hook::Call).into_iter().collect();
-                }
-            }
-            AgentEvent::ToolCallUpdate { call_id, update } => {
-                let Some(tool) = self.tool_mut(&call_id) else {
-                    return Vec::new();
-                };
-                tool.update(update);
-                let name = tool.call.name.clone();
-                if self.rendered_tools.contains(&name) {
-                    return self.render(&call_id, Hook::Result).into_iter().collect();
-                }
-            }
-            AgentEvent::ToolCallEnd { result } => {
-                let id = result.tool_call_id.clone();
-                let name = result.tool_name.clone();
-                match self.tool_mut(&id) {
-                    Some(tool) => {
-                        tool.result = Some(result);
-                        tool.revision += 1;
-                    }
-                    None => {
-                        // A call refused before it started still gets its box.
-                        let call = toolhost_core::conversation::ToolCall {
-                            id: id.clone(),
-                            name: name.clone(),
-                            arguments: String::new(),
-                        };
-                        let mut tool = ToolBox::new(call);
-                        tool.result = Some(result);
-                        self.transcript.push(Entry::Tool(Box::new(tool)));
-                    }
-                }
-                if self.rendered_tools.contains(&name) {
-                    return self.render(&id, Hook::Result).into_iter().collect();
-                }
             }
             AgentEvent::RetryStart {
                 attempt, reason, ..
@@ -327,13 +310,20 @@ impl App {
                 ),
             },
             AgentEvent::RunEnd { usage, .. } => self.status.usage += usage,
-            // A sub-agent's own events: not drawn yet (its live line is still to come).
-            AgentEvent::SubAgent { .. } => {}
-            AgentEvent::ReasoningDelta { text } => match self.transcript.last_mut() {
-                Some(Entry::Reasoning(thought)) => thought.push_str(&text),
-                _ => self.transcript.push(Entry::Reasoning(text)),
-            },
+            AgentEvent::SubAgent {
+                run_id,
+                agent,
+                parent_call_id,
+                event,
+            } => self.subagent_event(run_id, agent, &parent_call_id, *event),
             AgentEvent::TurnStart { .. } | AgentEvent::RetryEnd { .. } => {}
+            // What the transcript itself takes was taken above.
+            AgentEvent::TextDelta { .. }
+            | AgentEvent::ReasoningDelta { .. }
+            | AgentEvent::ResponseRestarted
+            | AgentEvent::ToolCallStart { .. }
+            | AgentEvent::ToolCallUpdate { .. }
+            | AgentEvent::ToolCallEnd { .. } => {}
         }
         Vec::new()
     }
@@ -442,12 +432,6 @@ impl App {
     }
 
     fn tool_mut(&mut self, call_id: &str) -> Option<&mut ToolBox> {
-        self.transcript
-            .iter_mut()
-            .rev()
-            .find_map(|entry| match entry {
-                Entry::Tool(tool) if tool.call.id == call_id => Some(tool.as_mut()),
-                _ => None,
-            })
+        transcript::tool_mut(&mut self.transcript, call_id)
     }
 }

@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::App;
+use super::child_view;
 use super::dialog_view;
 use super::markdown;
 use super::renderers::{
@@ -50,15 +51,50 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache) {
         Constraint::Length(1),
     ])
     .areas(area);
-    draw_transcript(frame, app, cache, transcript);
-    draw_input(frame, app, input);
+    if let Some(child) = app.watched() {
+        let scroll_back = app.watching.map_or(0, |watching| watching.scroll_back);
+        // A child's transcript is drawn afresh: its rows are not the chat's.
+        let mut rows = RowCache::default();
+        draw_entries(
+            frame,
+            app,
+            &child.transcript,
+            scroll_back,
+            &mut rows,
+            transcript,
+        );
+        let bar = child_view::watching_bar(child, app.children.len() > 1, usize::from(input.width));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(Style::default().fg(THEME.accent));
+        frame.render_widget(Paragraph::new(bar).block(block), input);
+    } else {
+        draw_entries(
+            frame,
+            app,
+            &app.transcript,
+            app.scroll_back,
+            cache,
+            transcript,
+        );
+        draw_input(frame, app, input);
+    }
     frame.render_widget(Paragraph::new(status_line(app)), status);
     if let Some(dialog) = app.dialogs.front() {
         dialog_view::draw(frame, dialog, area);
     }
 }
 
-fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area: Rect) {
+/// Draws `entries` (the chat's transcript, or a watched child's) into `area`, `scroll_back`
+/// rows up from their end.
+fn draw_entries(
+    frame: &mut Frame<'_>,
+    app: &App,
+    entries: &[Entry],
+    scroll_back: usize,
+    cache: &mut RowCache,
+    area: Rect,
+) {
     let width = usize::from(area.width);
     if cache.epoch != app.epoch {
         *cache = RowCache {
@@ -71,7 +107,7 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area:
         expanded: app.expanded,
         spinner_frame: app.spinner_frame,
     };
-    for (index, entry) in app.transcript.iter().enumerate() {
+    for (index, entry) in entries.iter().enumerate() {
         match entry {
             Entry::User(text) => {
                 let style = Style::default().add_modifier(Modifier::BOLD);
@@ -151,13 +187,18 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, cache: &mut RowCache, area:
                 }
             }
             Entry::Pending(pending) => rows.extend(pending_box(pending, width)),
+            Entry::Child(run_id) => {
+                if let Some(child) = app.child(run_id) {
+                    rows.extend(child_view::child_lines(child, app.spinner_frame, width));
+                }
+            }
         }
         rows.push(Line::default());
     }
     let height = usize::from(area.height);
     let bottom = rows
         .len()
-        .saturating_sub(app.scroll_back.min(rows.len().saturating_sub(height)));
+        .saturating_sub(scroll_back.min(rows.len().saturating_sub(height)));
     let top = bottom.saturating_sub(height);
     let visible: Vec<Line<'static>> = rows.drain(top..bottom).collect();
     frame.render_widget(Paragraph::new(visible), area);
@@ -247,7 +288,7 @@ pub fn framed(title: Line<'static>, body: &[Line<'static>], width: usize) -> Vec
 }
 
 /// The first row of `line` at `width`, with `…` when it goes on.
-fn first_row(line: &Line<'static>, width: usize) -> Line<'static> {
+pub fn first_row(line: &Line<'static>, width: usize) -> Line<'static> {
     let mut rows = wrap(line, width.saturating_sub(1).max(1));
     let mut first = rows.remove(0);
     if !rows.is_empty() {
@@ -380,5 +421,8 @@ pub fn status_line(app: &App) -> Line<'static> {
         ));
     }
     spans.push(Span::styled(" · shift+tab mode · ctrl+o expand", muted));
+    if !app.children.is_empty() {
+        spans.push(Span::styled(" · ctrl+t sub-agents", muted));
+    }
     Line::from(spans)
 }

@@ -11,6 +11,8 @@
 
 pub mod app;
 mod bridge;
+pub mod child_view;
+pub mod children;
 pub mod dialog_view;
 pub mod dialogs;
 pub mod draw;
@@ -129,7 +131,8 @@ pub struct Screen {
     pub context_window: Option<u64>,
 }
 
-/// Runs the full-screen chat until the user leaves; the session back, and the tokens spent.
+/// Runs the full-screen chat until the user leaves (its sub-agents cancelled and awaited
+/// then); the session back, and the tokens spent.
 pub async fn run(
     session: ChatSession,
     screen: Screen,
@@ -196,6 +199,9 @@ pub async fn run(
     }
     drop(commands);
     let session = task.await?;
+    // Leaving the screen, even on a terminal error, ends the children still running: none
+    // outlives the chat.
+    session.subagents().shutdown().await;
     looped?;
     Ok((session, app.status.usage))
 }
@@ -253,7 +259,7 @@ async fn screen_loop(
     let mut turn: Option<CancellationToken> = None;
     terminal.draw(|frame| draw::draw(frame, app, &mut cache))?;
     while !app.quit {
-        let ticking = app.busy || !app.dialogs.is_empty();
+        let ticking = app.busy || !app.dialogs.is_empty() || app.children_running();
         let first = tokio::select! {
             event = inbox.recv() => match event {
                 Some(event) => Some(event),

@@ -24,7 +24,7 @@ pub enum SessionCommand {
 /// Keys of the full-screen chat, after the commands in `/help`.
 const KEYS_HELP: &str = "keys: enter send · alt+enter or ctrl+j or a trailing \\ new line · ↑↓ history · \
 esc cancel the turn · shift+tab cycle the mode (default → acceptEdits → plan) · ctrl+o expand \
-tool boxes · pgup/pgdn scroll · ctrl+c clear the input · ctrl+d or /exit leave";
+tool boxes · ctrl+t watch a sub-agent's transcript (esc back, ←→ the others) · pgup/pgdn scroll · ctrl+c clear the input · ctrl+d or /exit leave";
 
 /// Runs `session` until the command channel closes; gives it back then.
 pub fn spawn(

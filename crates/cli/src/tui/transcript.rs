@@ -2,6 +2,7 @@
 //! call, notices, and the pending actions tools proposed.
 
 use serde_json::Value;
+use toolhost_agent::agent_loop::AgentEvent;
 use toolhost_core::conversation::{AssistantPart, Message, ToolCall};
 use toolhost_core::{ContentBlock, ToolCallResult, ToolUpdate};
 use toolhost_script::{PendingAction, RenderTree};
@@ -24,6 +25,8 @@ pub enum Entry {
     Notice(Notice),
     /// An action a tool proposed, waiting for the user's decision.
     Pending(PendingEntry),
+    /// A sub-agent's line, by its run id: live while it runs, its outcome when it ended.
+    Child(String),
 }
 
 /// How a notice is drawn.
@@ -135,6 +138,61 @@ pub enum PendingState {
     Discarded,
     /// Applying or discarding failed.
     Failed(String),
+}
+
+/// Takes one of a loop's events into `entries` — the answer and reasoning as they stream, a
+/// box per tool call updated until it ends — or gives it back when it is none of those.
+pub fn follow(entries: &mut Vec<Entry>, event: AgentEvent) -> Option<AgentEvent> {
+    match event {
+        AgentEvent::TextDelta { text } => match entries.last_mut() {
+            Some(Entry::Assistant(answer)) => answer.push_str(&text),
+            _ => entries.push(Entry::Assistant(text)),
+        },
+        AgentEvent::ReasoningDelta { text } => match entries.last_mut() {
+            Some(Entry::Reasoning(thought)) => thought.push_str(&text),
+            _ => entries.push(Entry::Reasoning(text)),
+        },
+        AgentEvent::ResponseRestarted => {
+            while let Some(Entry::Assistant(_) | Entry::Reasoning(_)) = entries.last() {
+                entries.pop();
+            }
+        }
+        AgentEvent::ToolCallStart { call } => {
+            entries.push(Entry::Tool(Box::new(ToolBox::new(call))))
+        }
+        AgentEvent::ToolCallUpdate { call_id, update } => {
+            if let Some(tool) = tool_mut(entries, &call_id) {
+                tool.update(update);
+            }
+        }
+        AgentEvent::ToolCallEnd { result } => match tool_mut(entries, &result.tool_call_id) {
+            Some(tool) => {
+                tool.result = Some(result);
+                tool.revision += 1;
+            }
+            None => {
+                // A call refused before it started still gets its box.
+                let call = ToolCall {
+                    id: result.tool_call_id.clone(),
+                    name: result.tool_name.clone(),
+                    arguments: String::new(),
+                };
+                let mut tool = ToolBox::new(call);
+                tool.result = Some(result);
+                entries.push(Entry::Tool(Box::new(tool)));
+            }
+        },
+        other => return Some(other),
+    }
+    None
+}
+
+/// The box of a call in `entries`, the latest first.
+pub fn tool_mut<'a>(entries: &'a mut [Entry], call_id: &str) -> Option<&'a mut ToolBox> {
+    entries.iter_mut().rev().find_map(|entry| match entry {
+        Entry::Tool(tool) if tool.call.id == call_id => Some(tool.as_mut()),
+        _ => None,
+    })
 }
 
 /// The transcript of a resumed conversation: the user's messages, the answers, and a box per

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod children;
 mod hooks;
 mod renderers;
 mod screens;
