@@ -264,6 +264,23 @@ async fn grep_bad_inputs_get_clear_errors() {
         .err("Grep", json!({"pattern": "x", "include": "{a"}))
         .await;
     assert!(text.contains("invalid include glob"), "{text}");
+    // A glob given as the path: where each half goes.
+    let text = bench
+        .err("Grep", json!({"pattern": "x", "path": "src/**/*.rs"}))
+        .await;
+    assert!(
+        text.contains(
+            "Give the folder in `path` (\"src\") and the pattern in `include` (\"**/*.rs\")"
+        ),
+        "{text}"
+    );
+    let text = bench
+        .err("Grep", json!({"pattern": "x", "path": "*.py"}))
+        .await;
+    assert!(
+        text.contains("(\".\") and the pattern in `include` (\"*.py\")"),
+        "{text}"
+    );
     assert_eq!(
         bench.ok("Grep", json!({"pattern": "zzz"})).await,
         "No matches for \"zzz\" in .."

@@ -172,8 +172,18 @@ fn grep(
             })
         })
         .transpose()?;
-    let base = workspace.resolve(params.path.as_deref().unwrap_or("."), Access::Read)?;
+    let path = params.path.as_deref().unwrap_or(".");
+    let base = workspace.resolve(path, Access::Read)?;
     if !base.existed() {
+        if let Some((folder, include)) = split_glob_path(path) {
+            // Models pass a glob as the path (the local Qwen model sent `src/**/*.rs`): say
+            // where each half goes instead of only that no such file exists.
+            return Err(ToolError::new(format!(
+                "`path` is a file or folder, not a pattern: \"{path}\" has glob characters. \
+                 Give the folder in `path` (\"{folder}\") and the pattern in `include` \
+                 (\"{include}\")."
+            )));
+        }
         return Err(ToolError::new(not_found(
             workspace,
             &base,
@@ -468,4 +478,20 @@ impl Sink for FileSink {
         }
         Ok(true)
     }
+}
+
+/// `src/**/*.rs` → (`src`, `**/*.rs`): the folder before the first part with glob characters,
+/// and the rest. `None` when the path has no glob characters.
+fn split_glob_path(path: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let first_glob = parts
+        .iter()
+        .position(|part| part.contains(['*', '?', '[', '{']))?;
+    let folder = parts[..first_glob].join("/");
+    let folder = if folder.is_empty() {
+        ".".to_owned()
+    } else {
+        folder
+    };
+    Some((folder, parts[first_glob..].join("/")))
 }
