@@ -14,7 +14,7 @@ mod agent_runs;
 mod support;
 
 use std::io::{Read as _, Write as _};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -31,31 +31,14 @@ struct Terminal {
 
 impl Terminal {
     fn start(dirs: &HomeAndWorkspace, model: &MockModel, args: &str) -> Self {
-        let binary = assert_cmd::cargo::cargo_bin("toolhost");
-        // `exec`: `script` runs the command through `$SHELL -c`, and a shell that stays as
-        // the parent (dash does) is in the pty's foreground group too, so a Ctrl-C kills it
-        // and `script` reports 130 whatever toolhost did.
-        let command = format!(
-            "exec {} --workspace {} chat {args}",
-            binary.display(),
-            dirs.workspace.display()
+        let (child, stdin, mut stdout) = support::chat_on_pty(
+            &dirs.workspace,
+            &dirs.home,
+            &model.openai_base_url(),
+            "dumb",
+            "",
+            args,
         );
-        let mut child = Command::new("script")
-            .args(["-qfec", &command, "/dev/null"])
-            .env("HOME", &dirs.home)
-            .env("SHELL", "/bin/sh")
-            .env("TERM", "dumb")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("ANTHROPIC_BASE_URL")
-            .env("OPENAI_BASE_URL", model.openai_base_url())
-            .env("OPENAI_API_KEY", "sk-test")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("script (util-linux) runs the chat on a pty");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
         let screen = Arc::new(Mutex::new(String::new()));
         let collected = Arc::clone(&screen);
         std::thread::spawn(move || {

@@ -17,7 +17,7 @@ mod agent_runs;
 mod support;
 
 use std::io::{Read as _, Write as _};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -40,30 +40,16 @@ struct Screen {
 
 impl Screen {
     fn start(dirs: &HomeAndWorkspace, model: &MockModel) -> Self {
-        let binary = assert_cmd::cargo::cargo_bin("toolhost");
         // `stty` sizes the pty `script` made (it has no size of its own: its stdin is a
-        // pipe); `exec` so that no shell stays in the pty's foreground group.
-        let command = format!(
-            "stty rows {ROWS} cols {COLUMNS}; exec {} --workspace {} chat",
-            binary.display(),
-            dirs.workspace.display()
+        // pipe).
+        let (child, stdin, mut stdout) = support::chat_on_pty(
+            &dirs.workspace,
+            &dirs.home,
+            &model.openai_base_url(),
+            "xterm-256color",
+            &format!("stty rows {ROWS} cols {COLUMNS}; "),
+            "",
         );
-        let mut child = Command::new("script")
-            .args(["-qfec", &command, "/dev/null"])
-            .env("HOME", &dirs.home)
-            .env("SHELL", "/bin/sh")
-            .env("TERM", "xterm-256color")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("ANTHROPIC_BASE_URL")
-            .env("OPENAI_BASE_URL", model.openai_base_url())
-            .env("OPENAI_API_KEY", "sk-test")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("script (util-linux) runs the chat on a pty");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
         let parser = Arc::new(Mutex::new(vt100::Parser::new(
             ROWS.try_into().unwrap(),
             COLUMNS.try_into().unwrap(),

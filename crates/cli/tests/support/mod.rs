@@ -193,3 +193,48 @@ impl Drop for ServeProcess {
 }
 
 pub mod web_server;
+
+/// `toolhost --workspace WORKSPACE chat ARGS` on a pseudo-terminal made by util-linux
+/// `script`, with `HOME` at `home`, `TERM` as given and the OpenAI variables pointing at
+/// `model_url`: the child, and the pty's input and output. `before` runs first in the pty's
+/// shell (`stty rows 30 cols 100;`, or nothing).
+///
+/// `exec`: `script` runs the command through `$SHELL -c`, and a shell that stays as the
+/// parent (dash does) is in the pty's foreground group too, so a Ctrl-C would kill it and
+/// `script` would report 130 whatever toolhost did.
+pub fn chat_on_pty(
+    workspace: &Path,
+    home: &Path,
+    model_url: &str,
+    term: &str,
+    before: &str,
+    args: &str,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::process::ChildStdout,
+) {
+    let binary = assert_cmd::cargo::cargo_bin("toolhost");
+    let command = format!(
+        "{before}exec {} --workspace {} chat {args}",
+        binary.display(),
+        workspace.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .env("HOME", home)
+        .env("SHELL", "/bin/sh")
+        .env("TERM", term)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_BASE_URL", model_url)
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("script (util-linux) runs the chat on a pty");
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    (child, stdin, stdout)
+}
