@@ -10,22 +10,9 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use toolhost_agent::skills::{ListSkills, ReadSkill, SkillCatalog, SkillScope, SkillWarning};
 use toolhost_core::ToolRegistry;
-use toolhost_test_support::{HomeAndWorkspace, write_file};
+use toolhost_test_support::{HomeAndWorkspace, copy_tree, write_file};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude-project");
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// The Claude Code fixture project copied into a fresh workspace.
 fn claude_project() -> HomeAndWorkspace {

@@ -14,23 +14,10 @@ use toolhost_agent::slash_commands::{
 use toolhost_agent::{Config, ConfigSources, Overrides, Permissions};
 use toolhost_core::permission::NonInteractiveApprover;
 use toolhost_core::{CallOptions, ToolRegistry};
-use toolhost_test_support::{HomeAndWorkspace, write_file};
+use toolhost_test_support::{HomeAndWorkspace, copy_tree, write_file};
 use toolhost_tools::{BashSettings, Workspace, builtin_tools};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude-project");
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 fn claude_project() -> HomeAndWorkspace {
     let dirs = HomeAndWorkspace::new();

@@ -22,6 +22,28 @@ pub fn write_project_config(workspace: &Path, text: &str) -> PathBuf {
     write_file(workspace.join(CONFIG_FILE), text)
 }
 
+/// Copies the folder `from` into `to` (created), folders recursively: a fixture tree put into
+/// a fresh workspace.
+///
+/// Panics with the path when a copy fails.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to)
+        .unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
+    let entries = std::fs::read_dir(from)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", from.display()));
+    for entry in entries {
+        let entry = entry.unwrap_or_else(|error| panic!("cannot read {}: {error}", from.display()));
+        let target = to.join(entry.file_name());
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if is_dir {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .unwrap_or_else(|error| panic!("cannot copy to {}: {error}", target.display()));
+        }
+    }
+}
+
 /// Where a workspace keeps its configuration file, and a home folder the user's.
 pub const CONFIG_FILE: &str = ".toolhost/config.toml";
 

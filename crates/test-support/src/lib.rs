@@ -77,7 +77,7 @@ pub mod static_server;
 pub mod test_tools;
 
 pub use echo_shell::{EchoShell, EchoShellParams};
-pub use files::{CONFIG_FILE, write_file, write_project_config};
+pub use files::{CONFIG_FILE, copy_tree, write_file, write_project_config};
 pub use home_and_workspace::HomeAndWorkspace;
 pub use mock_model::{
     Fault, MockModel, RecordedRequest, Reply, Step, Stop, WireFormat, response_body, sse_frames,
