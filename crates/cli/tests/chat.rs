@@ -31,12 +31,17 @@ struct Terminal {
 
 impl Terminal {
     fn start(dirs: &HomeAndWorkspace, model: &MockModel, args: &str) -> Self {
+        Self::start_with_term(dirs, model, "dumb", args)
+    }
+
+    /// The chat under `TERM=term` (`dumb` keeps it in line mode whatever its flags say).
+    fn start_with_term(dirs: &HomeAndWorkspace, model: &MockModel, term: &str, args: &str) -> Self {
         let (child, stdin, mut stdout) = support::chat_on_pty(
             &dirs.workspace,
             &dirs.home,
             &model.openai_base_url(),
-            "dumb",
-            "",
+            term,
+            "stty rows 30 cols 100; ",
             args,
         );
         let screen = Arc::new(Mutex::new(String::new()));
@@ -395,4 +400,25 @@ fn line_mode_prints_a_background_childs_calls_and_end_and_ctrl_d_cancels_the_one
     terminal.wait_for("toolhost chat --resume", prompt);
     assert_eq!(terminal.wait_exit(), Some(0));
     assert_gone(sleep_pid);
+}
+
+#[test]
+fn plain_keeps_line_mode_on_a_terminal_that_could_draw_the_full_screen() {
+    let runtime = runtime();
+    let dirs = HomeAndWorkspace::new();
+    let model = model(&runtime, vec![Reply::text("A plain answer.").into()]);
+    let mut terminal = Terminal::start_with_term(&dirs, &model, "xterm-256color", "--plain");
+    let mut seen = terminal.wait_for("> ", 0);
+    terminal.type_keys("hello\r");
+    seen = terminal.wait_for("A plain answer.", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/exit\r");
+    terminal.wait_for("toolhost chat --resume", seen);
+    assert_eq!(terminal.wait_exit(), Some(0));
+    // Line mode: the full screen's alternate buffer was never entered.
+    assert!(
+        !terminal.screen().contains("\x1b[?1049h"),
+        "{:?}",
+        terminal.screen()
+    );
 }
