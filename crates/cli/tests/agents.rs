@@ -168,50 +168,11 @@ fn an_unknown_agent_is_an_error_listing_the_agents() {
         ));
 }
 
-/// Speaks Streamable HTTP to `$TOOLHOST_MCP_URL` with the standard library: a request without
-/// the token, then initialize, initialized and a call of `toolhost__status`.
-const BRIDGE_CLIENT: &str = r#"
-import json, os, urllib.error, urllib.request
-
-url = os.environ["TOOLHOST_MCP_URL"]
-
-def post(message, session=None, token=os.environ["TOOLHOST_MCP_TOKEN"]):
-    headers = {"Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if session:
-        headers["Mcp-Session-Id"] = session
-    request = urllib.request.Request(url, json.dumps(message).encode(), headers)
-    with urllib.request.urlopen(request, timeout=20) as response:
-        body = response.read().decode()
-        session = response.headers.get("Mcp-Session-Id", session)
-    data = [line[5:] for line in body.splitlines() if line.startswith("data:")]
-    replies = [json.loads(item) for item in data if item.strip()]
-    if not data and body.strip():
-        replies = [json.loads(body)]
-    return session, replies
-
-initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "bridge-test", "version": "1"}}}
-try:
-    post(initialize, token="")
-    print("without token: accepted")
-except urllib.error.HTTPError as error:
-    print("without token:", error.code)
-session, _ = post(initialize)
-post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-_, replies = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                   "params": {"name": "toolhost__status", "arguments": {}}}, session)
-print(replies[-1]["result"]["content"][0]["text"])
-"#;
-
 #[test]
 fn a_bash_command_reaches_the_built_in_providers_through_the_bridge() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
-    std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
+    std::fs::write(workspace.join("bridge_client.py"), support::BRIDGE_CLIENT).unwrap();
     write_project_config(
         workspace,
         "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n",
@@ -319,7 +280,7 @@ fn the_bridge_serves_only_what_the_agent_is_offered() {
 fn bridge_calls_go_through_the_permission_rules_and_the_audit_trail() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
-    std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
+    std::fs::write(workspace.join("bridge_client.py"), support::BRIDGE_CLIENT).unwrap();
     write_project_config(
         workspace,
         "[permissions]\naudit_log = \"audit.jsonl\"\n\
@@ -387,7 +348,7 @@ fn bridge_calls_go_through_the_permission_rules_and_the_audit_trail() {
 fn post_tool_use_hooks_see_bridge_calls_by_the_agents_name_for_the_tool() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path();
-    std::fs::write(workspace.join("bridge_client.py"), BRIDGE_CLIENT).unwrap();
+    std::fs::write(workspace.join("bridge_client.py"), support::BRIDGE_CLIENT).unwrap();
     write_project_config(
         workspace,
         "[agents.runner]\nallowed_tools = [\"Bash\", \"mcp__toolhost\"]\n\

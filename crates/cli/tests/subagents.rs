@@ -709,3 +709,146 @@ fn agent_at_the_top_level_runs_with_its_definitions_prompt_model_and_turns() {
     assert_eq!(request.body["model"], "small-model");
     assert!(last(request, "system").ends_with("Answer in one word."));
 }
+
+#[test]
+fn a_childs_custom_tool_runs_programs_and_writes_files_under_the_childs_stricter_mode() {
+    let fixture = Fixture::new();
+    write_file(
+        fixture.path(".toolhost/tools/maker.js"),
+        r#"
+        import { writeFile } from "node:fs/promises";
+        export default (api) => ({ name: "maker", description: "Makes two files", async execute() {
+          const said = [];
+          try { await api.exec("touch", ["by-exec.txt"]); said.push("exec ran"); }
+          catch (error) { said.push(`exec refused: ${error.message}`); }
+          try { await writeFile("by-fs.txt", "made"); said.push("write ran"); }
+          catch (error) { said.push(`write refused: ${error.message}`); }
+          return { content: [{ type: "text", text: said.join("\n") }] };
+        } });
+        "#,
+    );
+    let model = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Make the files.", "permissionMode": "default"}),
+        )
+        .into(),
+        Reply::tool_call("child_1", "maker", json!({})).into(),
+        Reply::text("Refused.").into(),
+        Reply::text("Done.").into(),
+    ]);
+    // The parent would run anything; the child asked to be asked and nobody can answer, so
+    // the tool itself (allowed by name) runs but what it does on its own is refused.
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--mode",
+                "bypassPermissions",
+                "--allow",
+                "maker",
+                "--output-format",
+                "json",
+                "Make via a child",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = last(&model.requests()[2], "tool");
+    assert!(result.contains("exec refused"), "{result}");
+    assert!(result.contains("write refused"), "{result}");
+    assert!(!fixture.path("by-exec.txt").exists());
+    assert!(!fixture.path("by-fs.txt").exists());
+
+    // The parent's own call of the same tool runs both, unasked.
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "maker", json!({})).into(),
+        Reply::text("Made.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--mode",
+                "bypassPermissions",
+                "--output-format",
+                "json",
+                "Make",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(last(&model.requests()[1], "tool"), "exec ran\nwrite ran");
+    assert!(fixture.path("by-exec.txt").exists());
+    assert!(fixture.path("by-fs.txt").exists());
+}
+
+#[test]
+fn a_childs_bash_command_reaches_the_mcp_bridge_with_the_childs_stricter_mode() {
+    let fixture = Fixture::new();
+    write_file(fixture.path("bridge_client.py"), support::BRIDGE_CLIENT);
+    // Bash is allowed by name; the bridge's status tool asks, which a bypassPermissions
+    // parent skips and a child in the default mode cannot do from inside a command.
+    fixture.config("[permissions]\nallow = [\"Bash\"]\nask = [\"mcp__toolhost__status\"]\n");
+    let client = json!({"command": "/usr/bin/python3 bridge_client.py"});
+    let model = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Ask the bridge.", "permissionMode": "default"}),
+        )
+        .into(),
+        Reply::tool_call("child_1", "Bash", client.clone()).into(),
+        Reply::text("Refused.").into(),
+        Reply::text("Done.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--mode",
+                "bypassPermissions",
+                "--output-format",
+                "json",
+                "Via a child",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = last(&model.requests()[2], "tool");
+    assert!(result.contains("without token: 401"), "{result}");
+    assert!(
+        !result.contains("workspace: "),
+        "the child's call ran: {result}"
+    );
+    assert!(result.contains("mcp__toolhost__status"), "{result}");
+
+    // The parent's own command gets the status, unasked.
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "Bash", client).into(),
+        Reply::text("Got it.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--mode",
+                "bypassPermissions",
+                "--output-format",
+                "json",
+                "Ask",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = last(&model.requests()[1], "tool");
+    assert!(
+        result.contains(&format!("workspace: {}", fixture.dirs.workspace.display())),
+        "{result}"
+    );
+}

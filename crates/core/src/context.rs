@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::content::ToolUpdate;
+use crate::pipeline::authorize::Authorizer;
 use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject, SubjectPath};
 
 /// Receives a tool's partial results while it runs (R2's `on_update`).
@@ -57,6 +58,7 @@ pub struct ToolContext {
     session: Arc<SessionInfo>,
     path_filter: Option<Arc<dyn PathFilter>>,
     explicit_allow: Option<Arc<dyn ExplicitAllow>>,
+    authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 impl ToolContext {
@@ -70,6 +72,7 @@ impl ToolContext {
             session: options.session,
             path_filter: None,
             explicit_allow: None,
+            authorizer: None,
         }
     }
 
@@ -104,6 +107,22 @@ impl ToolContext {
         self.explicit_allow
             .as_ref()
             .is_some_and(|allow| allow.allows_explicitly(subject))
+    }
+
+    /// The same context with the authoriser that let this call through (the pipeline sets
+    /// its own).
+    #[must_use]
+    pub fn with_authorizer(mut self, authorizer: Option<Arc<dyn Authorizer>>) -> Self {
+        self.authorizer = authorizer;
+        self
+    }
+
+    /// The authoriser that let this call through: the one a tool must ask about what it does
+    /// on the caller's behalf besides its own call (a custom tool's `exec`, a Bash command's
+    /// calls to the MCP bridge). A sub-agent's calls carry the sub-agent's, which may be
+    /// stricter than the registry's the tool was built with. `None` outside a pipeline.
+    pub fn authorizer(&self) -> Option<&Arc<dyn Authorizer>> {
+        self.authorizer.as_ref()
     }
 
     /// Whether some paths may be refused, so that a walk can skip building subjects otherwise.

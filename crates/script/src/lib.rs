@@ -51,7 +51,7 @@ pub use host_api::fs::{
     ScriptFileSystem,
 };
 pub use host_api::ui::{UiContext, UiRequest};
-pub use host_api::{PendingAction, ScriptHost, ScriptHostBuilder};
+pub use host_api::{Callers, PendingAction, ScriptHost, ScriptHostBuilder};
 pub use limits::{
     DEFAULT_ABORT_GRACE, DEFAULT_CALL_TIME_LIMIT, DEFAULT_HOOK_TIME_LIMIT, DEFAULT_LOAD_TIME_LIMIT,
     DEFAULT_MEMORY_LIMIT, ScriptLimits,

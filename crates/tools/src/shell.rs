@@ -79,9 +79,11 @@ impl std::str::FromStr for ShellSandbox {
 /// use: the CLI starts its MCP bridge for the built-in providers only once a command runs.
 #[async_trait::async_trait]
 pub trait CommandEnvironment: Send + Sync + fmt::Debug {
-    /// The variables to add. `Err` says why they are missing; the command then runs without
-    /// them and its result says so.
-    async fn variables(&self) -> Result<Vec<(String, String)>, String>;
+    /// The variables to add for the command of the call `ctx` (whose
+    /// [`ToolContext::authorizer`] says whose permissions apply: a sub-agent's may be
+    /// stricter). `Err` says why they are missing; the command then runs without them and its
+    /// result says so.
+    async fn variables(&self, ctx: &ToolContext) -> Result<Vec<(String, String)>, String>;
 }
 
 /// The Bash tool's limits and sandbox, each overridable by configuration (R42).
@@ -249,7 +251,7 @@ impl TypedTool for Bash {
             .sandbox(self.sandbox_policy());
         let mut notes = Vec::new();
         if let Some(extra) = &self.settings.extra_environment {
-            match extra.variables().await {
+            match extra.variables(&ctx).await {
                 Ok(variables) => {
                     for (name, value) in variables {
                         spec = spec.env(name, value);

@@ -360,7 +360,10 @@ struct CountingEnvironment {
 
 #[async_trait::async_trait]
 impl toolhost_tools::CommandEnvironment for CountingEnvironment {
-    async fn variables(&self) -> Result<Vec<(String, String)>, String> {
+    async fn variables(
+        &self,
+        _ctx: &toolhost_core::ToolContext,
+    ) -> Result<Vec<(String, String)>, String> {
         let asked = self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         if self.fail {
             return Err("the bridge did not start".to_owned());

@@ -6,30 +6,48 @@
 //! The bridge serves only the provider tools the agent is offered, and its calls go through
 //! the agent's permission policy ([`BridgePolicy`]) without asking anyone, since nobody can be
 //! asked from inside a Bash command.
+//!
+//! A sub-agent shares its parent's Bash tool, but its commands must not reach the bridge with
+//! its parent's permissions when its own are stricter: a command run for another authoriser
+//! than the agent's ([`ToolContext::authorizer`]) gets a bridge of its own, started on its
+//! first command, whose calls go through that authoriser.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::OnceCell;
 
+use toolhost_core::{Authorizer, ToolContext};
 use toolhost_mcp::provider::{BridgePolicy, agent_tool_spec};
 use toolhost_mcp::{McpProvider, ProviderBridge};
 use toolhost_tools::CommandEnvironment;
+
+/// A bridge started on first use.
+type Started = Arc<OnceCell<ProviderBridge>>;
 
 /// The bridge for `providers`, not started until a command asks for its variables. It stops
 /// when dropped, that is with the registry whose Bash tool holds it.
 pub struct LazyBridge {
     providers: Vec<Arc<dyn McpProvider>>,
     policy: BridgePolicy,
-    bridge: OnceCell<ProviderBridge>,
+    /// The agent's own authoriser, as its registry's pipeline hands it to each call.
+    agent: Option<Arc<dyn Authorizer>>,
+    bridge: Started,
+    /// The bridges of commands run for other authorisers (sub-agents'), one per authoriser.
+    others: Mutex<Vec<(Arc<dyn Authorizer>, Started)>>,
 }
 
 impl LazyBridge {
     /// A bridge for the tools of the eligible `providers` that `policy` serves; `None` when
     /// it would serve none (nothing to reach).
+    ///
+    /// `agent` is the authoriser of the registry whose Bash tool holds the bridge: calls it
+    /// let through use `policy`; calls another one let through (a sub-agent's) get a bridge of
+    /// their own that asks it, without asking anyone. `None`: every command uses `policy`.
     pub fn for_providers(
         providers: Vec<Arc<dyn McpProvider>>,
         policy: BridgePolicy,
+        agent: Option<Arc<dyn Authorizer>>,
     ) -> Option<Arc<Self>> {
         let providers: Vec<Arc<dyn McpProvider>> = providers
             .into_iter()
@@ -44,7 +62,9 @@ impl LazyBridge {
             Arc::new(Self {
                 providers,
                 policy,
-                bridge: OnceCell::new(),
+                agent,
+                bridge: Arc::default(),
+                others: Mutex::default(),
             })
         })
     }
@@ -61,13 +81,45 @@ impl fmt::Debug for LazyBridge {
     }
 }
 
+impl LazyBridge {
+    /// The bridge for a command run for `caller`, and the policy it starts with.
+    fn bridge_for(&self, caller: Option<&Arc<dyn Authorizer>>) -> (Started, BridgePolicy) {
+        let same = |a: &Arc<dyn Authorizer>, b: &Arc<dyn Authorizer>| {
+            std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
+        };
+        let caller = match (caller, &self.agent) {
+            (Some(caller), Some(agent)) if !same(caller, agent) => caller,
+            _ => return (Arc::clone(&self.bridge), self.policy.clone()),
+        };
+        let policy = BridgePolicy {
+            authorizer: caller
+                .without_asking()
+                .unwrap_or_else(|| Arc::clone(caller)),
+            ..self.policy.clone()
+        };
+        let mut others = self.others.lock().unwrap_or_else(PoisonError::into_inner);
+        // A sub-agent that is over held the only other handle on its authoriser: its bridge
+        // stops.
+        others.retain(|(known, _)| Arc::strong_count(known) > 1);
+        let started = match others.iter().find(|(known, _)| same(known, caller)) {
+            Some((_, started)) => Arc::clone(started),
+            None => {
+                let started = Started::default();
+                others.push((Arc::clone(caller), Arc::clone(&started)));
+                started
+            }
+        };
+        (started, policy)
+    }
+}
+
 #[async_trait::async_trait]
 impl CommandEnvironment for LazyBridge {
-    async fn variables(&self) -> Result<Vec<(String, String)>, String> {
+    async fn variables(&self, ctx: &ToolContext) -> Result<Vec<(String, String)>, String> {
+        let (started, policy) = self.bridge_for(ctx.authorizer());
         // A start that failed is tried again by the next command.
-        let bridge = self
-            .bridge
-            .get_or_try_init(|| ProviderBridge::start(&self.providers, self.policy.clone()))
+        let bridge = started
+            .get_or_try_init(|| ProviderBridge::start(&self.providers, policy))
             .await
             .map_err(|error| {
                 format!(
@@ -93,27 +145,32 @@ mod tests {
 
     use super::*;
 
+    fn call() -> ToolContext {
+        ToolContext::new("call", toolhost_core::CallOptions::default())
+    }
+
     fn toolhost_provider() -> Vec<Arc<dyn McpProvider>> {
         vec![Arc::new(ToolhostProvider::new("/w", Arc::new(Vec::new)))]
     }
 
     #[test]
     fn no_providers_no_bridge() {
-        assert!(LazyBridge::for_providers(Vec::new(), BridgePolicy::allow_all()).is_none());
+        assert!(LazyBridge::for_providers(Vec::new(), BridgePolicy::allow_all(), None).is_none());
         let nothing_served = BridgePolicy {
             serves: Arc::new(|_| false),
             ..BridgePolicy::allow_all()
         };
-        assert!(LazyBridge::for_providers(toolhost_provider(), nothing_served).is_none());
+        assert!(LazyBridge::for_providers(toolhost_provider(), nothing_served, None).is_none());
     }
 
     #[tokio::test]
     async fn starts_on_first_use_is_reused_and_stops_when_dropped() {
         let bridge =
-            LazyBridge::for_providers(toolhost_provider(), BridgePolicy::allow_all()).unwrap();
+            LazyBridge::for_providers(toolhost_provider(), BridgePolicy::allow_all(), None)
+                .unwrap();
         assert!(bridge.bridge.get().is_none(), "started before any command");
-        let first = bridge.variables().await.unwrap();
-        let second = bridge.variables().await.unwrap();
+        let first = bridge.variables(&call()).await.unwrap();
+        let second = bridge.variables(&call()).await.unwrap();
         assert_eq!(first, second);
         let names: Vec<&str> = first.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["TOOLHOST_MCP_URL", "TOOLHOST_MCP_TOKEN"]);

@@ -308,7 +308,11 @@ async fn build_registry_with(
         authorizer: Arc::new(permissions.policy().without_asking()),
         result_handler: permissions.result_handler(),
     };
-    if !offline && let Some(bridge) = LazyBridge::for_providers(providers.clone(), policy) {
+    let agent_authorizer: Arc<dyn toolhost_core::Authorizer> = permissions.policy().clone();
+    if !offline
+        && let Some(bridge) =
+            LazyBridge::for_providers(providers.clone(), policy, Some(agent_authorizer))
+    {
         bash_settings.extra_environment = Some(bridge);
     }
     let mcp = tokio::spawn(start_mcp_servers(

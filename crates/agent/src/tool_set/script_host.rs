@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use toolhost_core::permission::PermissionPolicy;
 use toolhost_core::{Authorization, Authorizer, CallRequest, SessionInfo, Tool};
 use toolhost_script::{
-    DirEntry, EntryKind, ExecGate, ExecRequest, FileAccess, FileGate, FileRequest, FsError,
-    ScriptFileSystem,
+    Callers, DirEntry, EntryKind, ExecGate, ExecRequest, FileAccess, FileGate, FileRequest,
+    FsError, ScriptFileSystem,
 };
 use toolhost_tools::fs::atomic_write;
 use toolhost_tools::{Access, Workspace, WorkspaceError};
@@ -74,11 +74,29 @@ impl ScriptFileSystem for WorkspaceFileSystem {
     }
 }
 
-/// Asks `policy` about a call of `tool` with `args` that a custom tool makes on its own
-/// behalf, exactly as about the model calling `tool` with them: the tool's subject, rules,
-/// mode, hooks, approvals and the audit trail apply. A hook may not rewrite such a call.
+/// Asks about a call of `tool` with `args` that a custom tool makes on its own behalf,
+/// exactly as about the model calling `tool` with them: the tool's subject, rules, mode,
+/// hooks, approvals and the audit trail apply. The deciders are the authorisers of the calls
+/// the module is running (`callers`: a sub-agent's own, which may be stricter), each of which
+/// must allow it; outside a call, `policy`. A hook may not rewrite such a call.
 async fn authorize_as(
-    policy: &PermissionPolicy,
+    policy: &Arc<PermissionPolicy>,
+    callers: &Callers,
+    tool: &dyn Tool,
+    args: &Value,
+    call_id: &str,
+) -> Result<(), String> {
+    if callers.is_empty() {
+        return authorize_with(policy.as_ref(), tool, args, call_id).await;
+    }
+    for caller in callers.authorizers() {
+        authorize_with(caller.as_ref(), tool, args, call_id).await?;
+    }
+    Ok(())
+}
+
+async fn authorize_with(
+    authorizer: &dyn Authorizer,
     tool: &dyn Tool,
     args: &Value,
     call_id: &str,
@@ -86,7 +104,7 @@ async fn authorize_as(
     let spec = tool.spec();
     let subject = tool.permission_subject(args);
     let session = SessionInfo::default();
-    let decision = policy
+    let decision = authorizer
         .authorize(CallRequest {
             call_id,
             spec: &spec,
@@ -117,7 +135,7 @@ async fn authorize_as(
 /// Asks the permission policy about a custom tool's `exec` exactly as about a Bash call with
 /// the same command line.
 pub struct PermissionExecGate {
-    /// The session's policy.
+    /// The session's policy, for requests made outside a call (a tool's `onSession`).
     pub policy: Arc<PermissionPolicy>,
     /// The Bash tool, whose spec and permission subject the request borrows.
     pub bash: Arc<dyn Tool>,
@@ -128,7 +146,14 @@ impl ExecGate for PermissionExecGate {
     async fn authorize(&self, request: &ExecRequest) -> Result<(), String> {
         let args = json!({ "command": request.command_line });
         let call_id = format!("exec from {}", request.module.display());
-        authorize_as(&self.policy, self.bash.as_ref(), &args, &call_id).await
+        authorize_as(
+            &self.policy,
+            &request.callers,
+            self.bash.as_ref(),
+            &args,
+            &call_id,
+        )
+        .await
     }
 }
 
@@ -137,7 +162,7 @@ impl ExecGate for PermissionExecGate {
 /// writing a file as Write — same subjects (the path as spelled and as resolved), so a
 /// `deny = ["Read(.env)"]` keeps a custom tool out of `.env` too.
 pub struct PermissionFileGate {
-    /// The session's policy.
+    /// The session's policy, for requests made outside a call (a tool's `onSession`).
     pub policy: Arc<PermissionPolicy>,
     /// The Read tool.
     pub read: Arc<dyn Tool>,
@@ -157,6 +182,13 @@ impl FileGate for PermissionFileGate {
         };
         let args = json!({ "path": request.path });
         let call_id = format!("{action} from {}", request.module.display());
-        authorize_as(&self.policy, tool.as_ref(), &args, &call_id).await
+        authorize_as(
+            &self.policy,
+            &request.callers,
+            tool.as_ref(),
+            &args,
+            &call_id,
+        )
+        .await
     }
 }

@@ -238,3 +238,42 @@ pub fn chat_on_pty(
     let stdout = child.stdout.take().unwrap();
     (child, stdin, stdout)
 }
+
+/// Speaks Streamable HTTP to `$TOOLHOST_MCP_URL` with the standard library: a request without
+/// the token, then initialize, initialized and a call of `toolhost__status`.
+pub const BRIDGE_CLIENT: &str = r#"
+import json, os, urllib.error, urllib.request
+
+url = os.environ["TOOLHOST_MCP_URL"]
+
+def post(message, session=None, token=os.environ["TOOLHOST_MCP_TOKEN"]):
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if session:
+        headers["Mcp-Session-Id"] = session
+    request = urllib.request.Request(url, json.dumps(message).encode(), headers)
+    with urllib.request.urlopen(request, timeout=20) as response:
+        body = response.read().decode()
+        session = response.headers.get("Mcp-Session-Id", session)
+    data = [line[5:] for line in body.splitlines() if line.startswith("data:")]
+    replies = [json.loads(item) for item in data if item.strip()]
+    if not data and body.strip():
+        replies = [json.loads(body)]
+    return session, replies
+
+initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bridge-test", "version": "1"}}}
+try:
+    post(initialize, token="")
+    print("without token: accepted")
+except urllib.error.HTTPError as error:
+    print("without token:", error.code)
+session, _ = post(initialize)
+post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+_, replies = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "toolhost__status", "arguments": {}}}, session)
+print(replies[-1]["result"]["content"][0]["text"])
+"#;

@@ -294,6 +294,10 @@ impl Authorizer for PermissionPolicy {
         self.decide(request).await
     }
 
+    fn without_asking(&self) -> Option<Arc<dyn Authorizer>> {
+        Some(Arc::new(PermissionPolicy::without_asking(self)))
+    }
+
     /// The subject matters when a rule with a specifier could name the call, when the call
     /// may ask (the suggested rules come from it), for a shell tool (the deny list lives in
     /// it) and for the audit trail. A safe Read with no path rules skips resolving its path

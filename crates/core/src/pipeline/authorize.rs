@@ -80,6 +80,13 @@ pub trait Authorizer: Send + Sync {
     fn explicit_allow(&self, _spec: &ToolSpec) -> Option<Arc<dyn ExplicitAllow>> {
         None
     }
+
+    /// The same decisions for calls where nobody can be asked (those reaching the MCP bridge
+    /// from inside a Bash command): a call that would ask is refused instead. `None`: this
+    /// authoriser never asks anyone, so it serves as it is.
+    fn without_asking(&self) -> Option<Arc<dyn Authorizer>> {
+        None
+    }
 }
 
 /// Allows every call: the registry's default until a permission policy is installed.

@@ -97,7 +97,8 @@ impl Pipeline {
         let kept_args = (!self.result_handlers.is_empty()).then(|| args.clone());
         let ctx = ToolContext::new(call_id, options)
             .with_path_filter(self.authorizer.path_filter(&entry.spec))
-            .with_explicit_allow(self.authorizer.explicit_allow(&entry.spec));
+            .with_explicit_allow(self.authorizer.explicit_allow(&entry.spec))
+            .with_authorizer(Some(Arc::clone(&self.authorizer)));
         let mut output = tokio::select! {
             biased;
             () = cancel.cancelled() => cancelled_output(&entry.spec.name),

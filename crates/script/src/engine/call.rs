@@ -115,6 +115,8 @@ impl Engine {
         let cwd = self.host.cwd().to_string_lossy().into_owned();
         let params = args.to_string();
         let context = context_json(&tool_ctx, &cwd);
+        // Until the call is over, `exec` and file access ask its caller's authoriser.
+        let _caller = self.host.enter_call(&self.module, &tool_ctx);
         self.context
             .async_with(async move |js| {
                 clear_stale_exception(&js);

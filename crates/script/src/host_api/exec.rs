@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::Callers;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -17,7 +18,7 @@ pub const MAX_EXEC_TIMEOUT: Duration = Duration::from_secs(600);
 pub const EXEC_OUTPUT_CAP: usize = 100 * 1024;
 
 /// One program a custom tool asks to run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct ExecRequest {
     /// The custom tool module asking.
     pub module: PathBuf,
@@ -30,6 +31,8 @@ pub struct ExecRequest {
     pub command_line: String,
     /// The folder it runs in.
     pub working_dir: PathBuf,
+    /// Whom the module's tools are running for: ask each of them (see [`Callers`]).
+    pub callers: Callers,
 }
 
 /// Decides whether a custom tool may run a program, after the deny list allowed it.
@@ -71,6 +74,7 @@ pub(crate) struct ExecEnvironment<'a> {
     pub module: &'a Path,
     pub cwd: &'a Path,
     pub gate: &'a dyn ExecGate,
+    pub callers: Callers,
     pub sandbox: SandboxPolicy,
     pub default_timeout: Duration,
 }
@@ -118,6 +122,7 @@ async fn run(
         args: call.args.clone(),
         command_line,
         working_dir: working_dir.clone(),
+        callers: environment.callers.clone(),
     };
     environment.gate.authorize(&request).await?;
     let timeout = call

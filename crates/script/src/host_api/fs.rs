@@ -102,7 +102,7 @@ pub enum FileAccess {
 }
 
 /// One file operation a custom tool asks for, before the file system sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct FileRequest {
     /// The custom tool module asking.
     pub module: PathBuf,
@@ -110,6 +110,8 @@ pub struct FileRequest {
     pub path: String,
     /// What it means to do.
     pub access: FileAccess,
+    /// Whom the module's tools are running for: ask each of them (see [`Callers`]).
+    pub callers: super::Callers,
 }
 
 /// Decides whether a custom tool may read, list or write a path.

@@ -5,6 +5,7 @@
 //! hidden global of each engine. Every asynchronous binding resolves with JSON text
 //! (`{"ok": …}` or `{"error": …}`), so that failures cross the boundary as values.
 
+mod callers;
 pub mod exec;
 pub mod fs;
 mod pending;
@@ -23,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 use toolhost_exec::SandboxPolicy;
 
 use crate::limits::ScriptLimits;
+pub use callers::Callers;
+pub(crate) use callers::{CallGuard, CallsInFlight};
 use exec::{DenyListOnly, ExecCall, ExecEnvironment, ExecGate, run_exec};
 use fs::{
     FileAccess, FileGate, FileRequest, FileSystemOnly, FsError, NoFileSystem, ScriptFileSystem,
@@ -51,6 +54,7 @@ pub struct ScriptHost {
     next_exec: AtomicU32,
     next_pending: AtomicU32,
     exec_cancels: Mutex<HashMap<u32, CancellationToken>>,
+    in_flight: Arc<CallsInFlight>,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -146,6 +150,15 @@ impl ScriptHost {
             .entry(id)
             .or_default()
             .clone()
+    }
+
+    /// Records a call of a tool of `module` run for `ctx`'s caller, until the guard drops.
+    pub(crate) fn enter_call(
+        &self,
+        module: &Arc<Path>,
+        ctx: &toolhost_core::ToolContext,
+    ) -> Option<CallGuard> {
+        self.in_flight.enter(module, ctx.authorizer())
     }
 
     fn exec_done(&self, id: u32) {
@@ -248,6 +261,7 @@ impl ScriptHostBuilder {
             next_exec: AtomicU32::new(1),
             next_pending: AtomicU32::new(1),
             exec_cancels: Mutex::new(HashMap::new()),
+            in_flight: Arc::default(),
         })
     }
 }
@@ -369,6 +383,7 @@ fn install_exec<'js>(
                                 module: &file,
                                 cwd: &host.cwd,
                                 gate: host.exec_gate.as_ref(),
+                                callers: host.in_flight.of(&file),
                                 sandbox: host.exec_sandbox.clone(),
                                 default_timeout: host.exec_timeout,
                             };
@@ -472,6 +487,7 @@ impl FsGateway {
             module: self.module.to_path_buf(),
             path,
             access,
+            callers: self.host.in_flight.of(&self.module),
         };
         self.host
             .file_gate
