@@ -103,7 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
-    let config = Config::load(&ConfigSources {
+    let mut config = Config::load(&ConfigSources {
         home: std::env::var_os("HOME").map(PathBuf::from),
         workspace: workspace.clone(),
         extra_file: cli.config,
@@ -113,6 +113,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             deny: cli.deny,
         },
     })?;
+    // `--agent NAME` runs in its definition's permissionMode unless `--mode` names one: the
+    // user chose that agent, as with Claude Code's `--agent`.
+    if cli.mode.is_none()
+        && let Ok(agent) = config.agent(&cli.agent)
+        && let Some(mode) = agent.permission_mode
+    {
+        config.permissions.mode = mode;
+    }
     // Each command builds what it needs: `serve` its own registry (whose approver asks MCP
     // clients) and runtime; `config` no registry at all.
     let runtime = || {

@@ -852,3 +852,55 @@ fn a_childs_bash_command_reaches_the_mcp_bridge_with_the_childs_stricter_mode() 
         "{result}"
     );
 }
+
+#[test]
+fn agent_at_the_top_level_runs_in_its_definitions_mode_unless_the_mode_flag_says_otherwise() {
+    let fixture = Fixture::new();
+    fixture.agent_file(
+        "planner",
+        "---\nname: planner\ndescription: Plans.\npermissionMode: plan\n---\nPlan only.\n",
+    );
+    let write = json!({"path": "plan.txt", "content": "the plan"});
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "Write", write.clone()).into(),
+        Reply::text("Planned.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &["--agent", "planner", "--output-format", "json", "Plan it"],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    // Plan mode offers read-only tools only, and refuses a Write the model names anyway.
+    let offered = tool_names(&model.requests()[0]);
+    assert!(offered.contains(&"Read".to_owned()), "{offered:?}");
+    assert!(!offered.contains(&"Write".to_owned()), "{offered:?}");
+    assert!(!fixture.path("plan.txt").exists());
+
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "Write", write).into(),
+        Reply::text("Written.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &[
+                "--agent",
+                "planner",
+                "--mode",
+                "acceptEdits",
+                "--output-format",
+                "json",
+                "Write it",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(
+        std::fs::read_to_string(fixture.path("plan.txt")).unwrap(),
+        "the plan"
+    );
+}
