@@ -16,18 +16,14 @@ enum Parent {
     Entry(Option<EntryId>),
 }
 
-/// The path from the root to `?1`'s leaf, root first, in one statement. The walk up reads
-/// the covering index `entries_path` (id, parent) alone, not the rows with their payloads. A
-/// parent's id is always smaller than its children's, so id order is path order, and SQLite
-/// reads the rows in rowid order without sorting their payloads.
-const CONVERSATION: &str = "WITH RECURSIVE path(id) AS ( \
-         SELECT leaf_entry_id FROM sessions WHERE id = ?1 AND leaf_entry_id IS NOT NULL \
-         UNION ALL \
-         SELECT e.parent_id FROM entries e INDEXED BY entries_path JOIN path ON e.id = path.id \
-         WHERE e.parent_id IS NOT NULL \
-     ) \
-     SELECT id, session_id, parent_id, created_at, payload \
-     FROM entries WHERE id IN path ORDER BY id";
+/// The session's entries up to `?2` (its leaf), newest first: [`SessionStore::conversation`]
+/// picks the path out of them in one pass. A parent's id is always smaller than its
+/// children's, so going down from the leaf, each entry on the path comes after its child;
+/// entries of other branches are stepped over without reading their payloads. (Before, a
+/// recursive query walked the path, and `id IN path` looked each row up again: twice the
+/// time for a 10 000-entry path.)
+const SESSION_DOWN_FROM: &str = "SELECT id, parent_id, created_at, payload FROM entries \
+     WHERE session_id = ?1 AND id <= ?2 ORDER BY id DESC";
 
 impl SessionStore {
     /// Appends `kind` after `parent` (`None`: as a new root) and makes it the session's leaf.
@@ -71,8 +67,32 @@ impl SessionStore {
 
     /// The conversation: the entries from the root to the session's leaf, root first.
     pub fn conversation(&self, session: &SessionId) -> Result<Vec<Entry>, StoreError> {
-        self.require_session(session)?;
-        self.entries(CONVERSATION, session)
+        let leaf: Option<i64> = self
+            .connection
+            .prepare_cached("SELECT leaf_entry_id FROM sessions WHERE id = ?1")?
+            .query_row([session.as_str()], |row| row.get(0))
+            .optional()?
+            .ok_or_else(|| StoreError::SessionNotFound(session.to_string()))?;
+        let Some(leaf) = leaf else {
+            return Ok(Vec::new());
+        };
+        let mut statement = self.connection.prepare_cached(SESSION_DOWN_FROM)?;
+        let mut rows = statement.query(params![session.as_str(), leaf])?;
+        let mut path = Vec::new();
+        let mut wanted = Some(leaf);
+        while let Some(next) = wanted {
+            let Some(row) = rows.next()? else {
+                break;
+            };
+            if row.get::<_, i64>(0)? != next {
+                continue;
+            }
+            let entry = entry_from_row(row, session)?;
+            wanted = entry.parent.map(|parent| parent.0);
+            path.push(entry);
+        }
+        path.reverse();
+        Ok(path)
     }
 
     /// What a resumed run of the session starts with: [`Resume::from_path`] of its
@@ -84,11 +104,16 @@ impl SessionStore {
     /// Every entry of the session, every branch, parents before their children.
     pub fn tree(&self, session: &SessionId) -> Result<Vec<Entry>, StoreError> {
         self.require_session(session)?;
-        self.entries(
-            "SELECT id, session_id, parent_id, created_at, payload FROM entries \
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id, parent_id, created_at, payload FROM entries \
              WHERE session_id = ?1 ORDER BY id",
-            session,
-        )
+        )?;
+        let mut rows = statement.query([session.as_str()])?;
+        let mut entries = Vec::new();
+        while let Some(row) = rows.next()? {
+            entries.push(entry_from_row(row, session)?);
+        }
+        Ok(entries)
     }
 
     /// The provider and model of the session's latest turn context or model change (every
@@ -191,29 +216,22 @@ impl SessionStore {
             .optional()?
             .ok_or_else(|| StoreError::SessionNotFound(session.to_string()))
     }
+}
 
-    fn entries(&self, sql: &str, session: &SessionId) -> Result<Vec<Entry>, StoreError> {
-        let mut statement = self.connection.prepare_cached(sql)?;
-        let mut rows = statement.query([session.as_str()])?;
-        let mut entries = Vec::new();
-        // Every entry is of this session: one id, not one String per row.
-        let session = session.clone();
-        while let Some(row) = rows.next()? {
-            let id = EntryId(row.get(0)?);
-            // The payload is parsed where SQLite holds it, not copied into a String first.
-            let payload = row.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?;
-            let kind = serde_json::from_str(payload)
-                .map_err(|source| StoreError::Payload { entry: id, source })?;
-            entries.push(Entry {
-                id,
-                session: session.clone(),
-                parent: row.get::<_, Option<i64>>(2)?.map(EntryId),
-                created_at: time(row.get(3)?),
-                kind,
-            });
-        }
-        Ok(entries)
-    }
+/// An entry from `id, parent_id, created_at, payload`.
+fn entry_from_row(row: &rusqlite::Row<'_>, session: &SessionId) -> Result<Entry, StoreError> {
+    let id = EntryId(row.get(0)?);
+    // The payload is parsed where SQLite holds it, not copied into a String first.
+    let payload = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+    let kind = serde_json::from_str(payload)
+        .map_err(|source| StoreError::Payload { entry: id, source })?;
+    Ok(Entry {
+        id,
+        session: session.clone(),
+        parent: row.get::<_, Option<i64>>(1)?.map(EntryId),
+        created_at: time(row.get(2)?),
+        kind,
+    })
 }
 
 fn check_in_session(
