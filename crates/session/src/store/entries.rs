@@ -5,8 +5,8 @@ use std::time::SystemTime;
 
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
-use super::{SessionStore, millis, time, to_i64};
-use crate::{Entry, EntryId, EntryKind, Resume, SessionId, StoreError};
+use super::{SessionStore, insert_session, millis, time, to_i64};
+use crate::{Entry, EntryId, EntryKind, NewSession, Resume, Session, SessionId, StoreError};
 
 /// Where an appended entry goes.
 enum Parent {
@@ -26,6 +26,26 @@ const SESSION_DOWN_FROM: &str = "SELECT id, parent_id, created_at, payload FROM 
      WHERE session_id = ?1 AND id <= ?2 ORDER BY id DESC";
 
 impl SessionStore {
+    /// Creates a session with `first` as its root entry, in one transaction: the session is
+    /// never seen without it, even when the process is killed right after creating it.
+    pub fn create_session_with(
+        &mut self,
+        new: NewSession,
+        first: &EntryKind,
+    ) -> Result<(Session, EntryId), StoreError> {
+        let encoded = Encoded::new(first)?;
+        let id = SessionId::generate();
+        let now = millis(SystemTime::now());
+        let tx = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        insert_session(&tx, &id, &new, now)?;
+        let entry = write_entry(&tx, &id, None, &encoded, now)?;
+        tx.commit()?;
+        self.committed();
+        Ok((self.get(id.as_str())?, entry))
+    }
+
     /// Appends `kind` after `parent` (`None`: as a new root) and makes it the session's leaf.
     /// Committed when this returns; an assistant message's usage joins the session's totals
     /// in the same transaction.
@@ -151,12 +171,7 @@ impl SessionStore {
         parent: Parent,
         kind: &EntryKind,
     ) -> Result<EntryId, StoreError> {
-        let payload = serde_json::to_string(kind).map_err(|source| StoreError::Encode {
-            kind: kind.name(),
-            source,
-        })?;
-        let text = kind.searchable_text();
-        let usage = kind.usage();
+        let encoded = Encoded::new(kind)?;
         let tx = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -172,41 +187,10 @@ impl SessionStore {
         if let Some(parent) = parent {
             check_in_session(&tx, session, parent)?;
         }
-        let now = millis(SystemTime::now());
-        tx.prepare_cached(
-            "INSERT INTO entries (session_id, parent_id, created_at, kind, payload) \
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![
-            session.as_str(),
-            parent.map(|parent| parent.0),
-            now,
-            kind.name(),
-            payload
-        ])?;
-        let id = tx.last_insert_rowid();
-        if let Some(text) = text {
-            tx.prepare_cached("INSERT INTO entry_text (rowid, text) VALUES (?1, ?2)")?
-                .execute(params![id, text])?;
-        }
-        tx.prepare_cached(
-            "UPDATE sessions SET leaf_entry_id = ?2, updated_at = ?3, \
-             input_tokens = input_tokens + ?4, output_tokens = output_tokens + ?5, \
-             cache_read_tokens = cache_read_tokens + ?6, \
-             cache_write_tokens = cache_write_tokens + ?7 WHERE id = ?1",
-        )?
-        .execute(params![
-            session.as_str(),
-            id,
-            now,
-            to_i64(usage.input_tokens),
-            to_i64(usage.output_tokens),
-            to_i64(usage.cache_read_tokens),
-            to_i64(usage.cache_write_tokens),
-        ])?;
+        let id = write_entry(&tx, session, parent, &encoded, millis(SystemTime::now()))?;
         tx.commit()?;
         self.committed();
-        Ok(EntryId(id))
+        Ok(id)
     }
 
     fn require_session(&self, session: &SessionId) -> Result<(), StoreError> {
@@ -232,6 +216,71 @@ fn entry_from_row(row: &rusqlite::Row<'_>, session: &SessionId) -> Result<Entry,
         created_at: time(row.get(2)?),
         kind,
     })
+}
+
+/// An entry as it is written, made before the transaction begins (no lock held meanwhile).
+struct Encoded<'a> {
+    kind: &'a EntryKind,
+    payload: String,
+    text: Option<String>,
+}
+
+impl<'a> Encoded<'a> {
+    fn new(kind: &'a EntryKind) -> Result<Self, StoreError> {
+        let payload = serde_json::to_string(kind).map_err(|source| StoreError::Encode {
+            kind: kind.name(),
+            source,
+        })?;
+        Ok(Self {
+            kind,
+            payload,
+            text: kind.searchable_text(),
+        })
+    }
+}
+
+/// Inserts the entry, its searchable text, and makes it the session's leaf, adding its usage
+/// to the session's totals.
+fn write_entry(
+    tx: &Transaction<'_>,
+    session: &SessionId,
+    parent: Option<EntryId>,
+    entry: &Encoded<'_>,
+    now: i64,
+) -> Result<EntryId, StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO entries (session_id, parent_id, created_at, kind, payload) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        session.as_str(),
+        parent.map(|parent| parent.0),
+        now,
+        entry.kind.name(),
+        entry.payload
+    ])?;
+    let id = tx.last_insert_rowid();
+    if let Some(text) = &entry.text {
+        tx.prepare_cached("INSERT INTO entry_text (rowid, text) VALUES (?1, ?2)")?
+            .execute(params![id, text])?;
+    }
+    let usage = entry.kind.usage();
+    tx.prepare_cached(
+        "UPDATE sessions SET leaf_entry_id = ?2, updated_at = ?3, \
+         input_tokens = input_tokens + ?4, output_tokens = output_tokens + ?5, \
+         cache_read_tokens = cache_read_tokens + ?6, \
+         cache_write_tokens = cache_write_tokens + ?7 WHERE id = ?1",
+    )?
+    .execute(params![
+        session.as_str(),
+        id,
+        now,
+        to_i64(usage.input_tokens),
+        to_i64(usage.output_tokens),
+        to_i64(usage.cache_read_tokens),
+        to_i64(usage.cache_write_tokens),
+    ])?;
+    Ok(EntryId(id))
 }
 
 fn check_in_session(

@@ -146,23 +146,12 @@ impl SessionStore {
         &self.path
     }
 
-    /// Creates a session, active and empty.
+    /// Creates a session, active and empty. A session that gets its first entry right away
+    /// is better made with [`SessionStore::create_session_with`]: a process killed between
+    /// the two calls leaves this one empty in `list`.
     pub fn create_session(&mut self, new: NewSession) -> Result<Session, StoreError> {
         let id = SessionId::generate();
-        let now = millis(SystemTime::now());
-        self.connection.execute(
-            "INSERT INTO sessions (id, title, workspace, created_at, updated_at, \
-             parent_session_id, spawned_by_call_id, status) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
-            params![
-                id.as_str(),
-                new.title,
-                new.workspace.as_ref().map(|path| path.to_string_lossy()),
-                now,
-                new.parent.as_ref().map(SessionId::as_str),
-                new.spawned_by_call,
-                SessionStatus::Active.as_str(),
-            ],
-        )?;
+        insert_session(&self.connection, &id, &new, millis(SystemTime::now()))?;
         self.get(id.as_str())
     }
 
@@ -369,6 +358,30 @@ impl SessionStore {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(sessions)
     }
+}
+
+/// Inserts the row of a new, active session (no leaf yet).
+fn insert_session(
+    connection: &Connection,
+    id: &SessionId,
+    new: &NewSession,
+    now: i64,
+) -> Result<(), StoreError> {
+    connection
+        .prepare_cached(
+            "INSERT INTO sessions (id, title, workspace, created_at, updated_at, \
+             parent_session_id, spawned_by_call_id, status) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            id.as_str(),
+            new.title,
+            new.workspace.as_ref().map(|path| path.to_string_lossy()),
+            now,
+            new.parent.as_ref().map(SessionId::as_str),
+            new.spawned_by_call,
+            SessionStatus::Active.as_str(),
+        ])?;
+    Ok(())
 }
 
 fn session_from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
