@@ -119,23 +119,21 @@ impl SessionOpening {
         context: TurnContext,
     ) -> Result<(RecordedSession, Vec<Message>), StoreError> {
         let Self { store, earlier } = self;
-        let (session, messages, previous) = match earlier {
-            None => (
-                RecordedSession::create(store, workspace, prompt)?,
+        match earlier {
+            None => Ok((
+                RecordedSession::create(store, workspace, prompt, context)?,
                 Vec::new(),
-                None,
-            ),
+            )),
             Some((id, mut resume)) => {
                 let session = RecordedSession {
                     store: Mutex::new(store),
                     id,
                 };
                 session.answer_interrupted(&mut resume)?;
-                (session, resume.messages, resume.turn_context)
+                session.record_turn_context(context, resume.turn_context.as_ref())?;
+                Ok((session, resume.messages))
             }
-        };
-        session.record_turn_context(context, previous.as_ref())?;
-        Ok((session, messages))
+        }
     }
 }
 
@@ -175,17 +173,22 @@ pub struct RecordedSession {
 }
 
 impl RecordedSession {
-    /// A new session in `workspace`, titled after its first prompt.
+    /// A new session in `workspace`, titled after its first prompt, created with its turn
+    /// context as its first entry (one transaction: never an empty session).
     fn create(
         mut store: SessionStore,
         workspace: &Path,
         first_prompt: &str,
+        context: TurnContext,
     ) -> Result<Self, StoreError> {
-        let session = store.create_session(NewSession {
-            title: Some(title_of(first_prompt)),
-            workspace: Some(canonical(workspace)),
-            ..NewSession::default()
-        })?;
+        let (session, _) = store.create_session_with(
+            NewSession {
+                title: Some(title_of(first_prompt)),
+                workspace: Some(canonical(workspace)),
+                ..NewSession::default()
+            },
+            &EntryKind::TurnContext(context),
+        )?;
         Ok(Self {
             store: Mutex::new(store),
             id: session.id,
@@ -203,18 +206,19 @@ impl RecordedSession {
         context: TurnContext,
     ) -> Result<Self, StoreError> {
         let mut store = SessionStore::open(path)?;
-        let session = store.create_session(NewSession {
-            title: Some(title_of(title)),
-            workspace: Some(canonical(workspace)),
-            parent: parent.cloned(),
-            spawned_by_call: Some(call_id.to_owned()),
-        })?;
-        let recorded = Self {
+        let (session, _) = store.create_session_with(
+            NewSession {
+                title: Some(title_of(title)),
+                workspace: Some(canonical(workspace)),
+                parent: parent.cloned(),
+                spawned_by_call: Some(call_id.to_owned()),
+            },
+            &EntryKind::TurnContext(context),
+        )?;
+        Ok(Self {
             store: Mutex::new(store),
             id: session.id,
-        };
-        recorded.record_turn_context(context, None)?;
-        Ok(recorded)
+        })
     }
 
     /// An existing session of the store at `path`, to go on with: the session and its

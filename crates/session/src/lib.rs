@@ -5,9 +5,9 @@
 //! where the conversation is. [`SessionStore::append`] adds an entry and moves the leaf to
 //! it; [`SessionStore::branch_from`] moves the leaf back to an earlier entry, so that the
 //! next append starts a new branch and the old one stays; [`SessionStore::conversation`]
-//! reads the path from the root to the leaf in one recursive query; [`Resume`] turns that
-//! path into the messages a resumed run sends (applying the last compaction) and the turn
-//! context it runs with.
+//! reads the path from the root to the leaf (one scan down from the leaf); [`Resume`] turns
+//! that path into the messages a resumed run sends (applying the last compaction) and the
+//! turn context it runs with.
 //!
 //! **Durability.** The file is in write-ahead-log mode. Every append is one `IMMEDIATE`
 //! transaction, committed before it returns: a process killed at any moment leaves the store

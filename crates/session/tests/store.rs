@@ -592,3 +592,42 @@ fn a_resume_reads_the_summary_of_the_last_compaction_then_what_it_kept() {
         .collect();
     assert_eq!(interrupted, vec!["c2"]);
 }
+
+#[test]
+fn a_session_created_with_its_first_entry_is_never_seen_without_it() {
+    let (dir, mut store) = store();
+    let (session, first) = store
+        .create_session_with(
+            NewSession {
+                title: Some("first".into()),
+                ..NewSession::default()
+            },
+            &EntryKind::user_text("Hello"),
+        )
+        .unwrap();
+    assert_eq!(session.entry_count, 1);
+    assert_eq!(session.leaf, Some(first));
+    assert_eq!(ids(&store.conversation(&session.id).unwrap()), [first]);
+    assert_eq!(store.search("hello", 10).unwrap().len(), 1);
+
+    // When the entry cannot be written, the session is not created either: one transaction.
+    rusqlite::Connection::open(dir.path().join("sessions.db"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER refuse_entries BEFORE INSERT ON entries \
+             BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        )
+        .unwrap();
+    let refused = store.create_session_with(NewSession::default(), &EntryKind::user_text("Hi"));
+    assert!(
+        matches!(refused, Err(StoreError::Database(_))),
+        "{refused:?}"
+    );
+    let listed: Vec<SessionId> = store
+        .list(10, 0)
+        .unwrap()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
+    assert_eq!(listed, [session.id]);
+}
