@@ -89,7 +89,9 @@ pub use definitions::DefinitionFormat;
 pub use error::{RegistryError, ToolError};
 pub use family::PermissionFamily;
 pub use origin::ToolOrigin;
-pub use pipeline::authorize::{AllowAll, Amendment, Authorization, Authorizer, CallRequest};
+pub use pipeline::authorize::{
+    AllowAll, Amendment, Authorization, Authorizer, CallRequest, same_authorizer,
+};
 pub use pipeline::coerce::coerce_arguments;
 pub use pipeline::hint::ERROR_HINT;
 pub use pipeline::result_handler::ResultHandler;

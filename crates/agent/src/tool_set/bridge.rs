@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::OnceCell;
 
-use toolhost_core::{Authorizer, ToolContext};
+use toolhost_core::{Authorizer, ToolContext, same_authorizer};
 use toolhost_mcp::provider::{BridgePolicy, agent_tool_spec};
 use toolhost_mcp::{McpProvider, ProviderBridge};
 use toolhost_tools::CommandEnvironment;
@@ -84,11 +84,8 @@ impl fmt::Debug for LazyBridge {
 impl LazyBridge {
     /// The bridge for a command run for `caller`, and the policy it starts with.
     fn bridge_for(&self, caller: Option<&Arc<dyn Authorizer>>) -> (Started, BridgePolicy) {
-        let same = |a: &Arc<dyn Authorizer>, b: &Arc<dyn Authorizer>| {
-            std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
-        };
         let caller = match (caller, &self.agent) {
-            (Some(caller), Some(agent)) if !same(caller, agent) => caller,
+            (Some(caller), Some(agent)) if !same_authorizer(caller, agent) => caller,
             _ => return (Arc::clone(&self.bridge), self.policy.clone()),
         };
         let policy = BridgePolicy {
@@ -101,7 +98,10 @@ impl LazyBridge {
         // A sub-agent that is over held the only other handle on its authoriser: its bridge
         // stops.
         others.retain(|(known, _)| Arc::strong_count(known) > 1);
-        let started = match others.iter().find(|(known, _)| same(known, caller)) {
+        let started = match others
+            .iter()
+            .find(|(known, _)| same_authorizer(known, caller))
+        {
             Some((_, started)) => Arc::clone(started),
             None => {
                 let started = Started::default();

@@ -89,6 +89,13 @@ pub trait Authorizer: Send + Sync {
     }
 }
 
+/// Whether `a` and `b` are the same authoriser (one allocation), as a tool tells whose
+/// permissions a call carries ([`crate::ToolContext::authorizer`]). Compares the data
+/// pointers only: the vtable of one type may differ between codegen units.
+pub fn same_authorizer(a: &Arc<dyn Authorizer>, b: &Arc<dyn Authorizer>) -> bool {
+    std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
+}
+
 /// Allows every call: the registry's default until a permission policy is installed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AllowAll;

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use toolhost_core::Authorizer;
+use toolhost_core::{Authorizer, same_authorizer as same};
 
 /// The authorisers of the calls in flight, one per distinct authoriser.
 #[derive(Clone, Default)]
@@ -48,11 +48,6 @@ impl From<Vec<Arc<dyn Authorizer>>> for Callers {
         }
         Self(distinct)
     }
-}
-
-/// The same authoriser (the data pointer: vtables may differ between codegen units).
-fn same(a: &Arc<dyn Authorizer>, b: &Arc<dyn Authorizer>) -> bool {
-    std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
 }
 
 /// A call in flight: the module whose tool runs, an id, and the call's authoriser.
