@@ -19,14 +19,19 @@ use crate::config::Config;
 use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
-use crate::session_record::{RecordedSession, SessionChoice, SessionOpening, turn_context};
+use crate::session_record::{
+    BranchTip, RecordedSession, SessionChoice, SessionChoiceError, SessionOpening, turn_context,
+};
 use crate::slash_commands::SlashCommands;
 use crate::system_prompt::SystemPromptInputs;
 
 /// The chat's own commands; any other `/name` is not one of them.
-pub const CHAT_COMMANDS: [(&str, &str); 9] = [
+pub const CHAT_COMMANDS: [(&str, &str); 10] = [
     ("/help", "this list"),
-    ("/model [NAME]", "show the model, or switch to NAME"),
+    (
+        "/model [PROVIDER] [MODEL]",
+        "show the model, or switch to another model, provider, or both",
+    ),
     (
         "/mode [MODE]",
         "show the permission mode, or switch (default, acceptEdits, plan, bypassPermissions)",
@@ -38,6 +43,10 @@ pub const CHAT_COMMANDS: [(&str, &str); 9] = [
     (
         "/branch [N]",
         "list your messages, or go back to before message N (the old branch stays)",
+    ),
+    (
+        "/tree [N]",
+        "list the session's branches, or go on with branch N",
     ),
     ("/sessions", "the sessions of this workspace"),
     (
@@ -55,7 +64,7 @@ pub enum ChatInput {
     Message(String),
     /// `/help`.
     Help,
-    /// `/model [NAME]`.
+    /// `/model [PROVIDER] [MODEL]`.
     Model(Option<String>),
     /// `/mode [MODE]`.
     Mode(Option<String>),
@@ -63,6 +72,8 @@ pub enum ChatInput {
     Compact(Option<String>),
     /// `/branch [N]`.
     Branch(Option<String>),
+    /// `/tree [N]`.
+    Tree(Option<String>),
     /// `/sessions`.
     Sessions,
     /// `/resume ID`.
@@ -100,6 +111,7 @@ impl ChatInput {
             "mode" => Self::Mode(rest),
             "compact" => Self::Compact(rest),
             "branch" => Self::Branch(rest),
+            "tree" => Self::Tree(rest),
             "sessions" => Self::Sessions,
             "resume" => Self::Resume(rest),
             "clear" | "new" => Self::Clear,
@@ -262,13 +274,11 @@ impl ChatSession {
         Some(report.map_err(|error| error.to_string()))
     }
 
-    /// `/model NAME`: the same provider (or the one NAME's configuration names) with another
-    /// model, for the turns to come.
-    pub fn switch_model(&mut self, model: &str) -> Result<(), String> {
-        let flags = ModelFlags {
-            provider: Some(self.provider.entry.name.clone()),
-            model: Some(model.to_owned()),
-        };
+    /// `/model [PROVIDER] [MODEL]`: another model, provider, or both, for the turns to come
+    /// (recorded, so a resume goes on with it). WebSearch keeps the provider the chat began
+    /// with.
+    pub fn switch_model(&mut self, choice: &str) -> Result<(), String> {
+        let flags = self.model_flags(choice)?;
         let chosen = choose_provider(&self.config, &flags, &|name| std::env::var(name).ok())
             .map_err(|error| error.to_string())?;
         let provider = connect_provider(&chosen).map_err(|error| error.to_string())?;
@@ -281,6 +291,36 @@ impl ChatSession {
         }
         self.provider = chosen;
         Ok(())
+    }
+
+    /// What `/model` names: `PROVIDER MODEL`; a provider alone (with its configured model);
+    /// or a model of the provider in use.
+    fn model_flags(&self, choice: &str) -> Result<ModelFlags, String> {
+        let words: Vec<&str> = choice.split_whitespace().collect();
+        let is_provider = |name: &str| {
+            self.config.providers.contains_key(name) || matches!(name, "openai" | "anthropic")
+        };
+        match words[..] {
+            [provider, model] => Ok(ModelFlags {
+                provider: Some(provider.to_owned()),
+                model: Some(model.to_owned()),
+            }),
+            [name] if name != self.provider.entry.name && is_provider(name) => Ok(ModelFlags {
+                provider: Some(name.to_owned()),
+                model: self
+                    .config
+                    .providers
+                    .get(name)
+                    .and_then(|entry| entry.model.clone()),
+            }),
+            [model] => Ok(ModelFlags {
+                provider: Some(self.provider.entry.name.clone()),
+                model: Some(model.to_owned()),
+            }),
+            _ => Err(format!(
+                "/model takes a model, a provider, or a provider and a model, not '{choice}'"
+            )),
+        }
     }
 
     /// `/mode MODE`: the permission mode for the calls to come, and the tools it offers
@@ -338,6 +378,32 @@ impl ChatSession {
         Ok(())
     }
 
+    /// The branches of the session's tree, oldest first, as `/tree N` numbers them.
+    pub fn branches(&self) -> Result<Vec<BranchTip>, StoreError> {
+        match &self.recorded {
+            Some(recorded) => recorded.branch_tips(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// `/tree N`: goes on with the branch number `n` (from 1) of the session's tree.
+    pub async fn switch_branch(&mut self, n: usize) -> Result<(), String> {
+        let branches = self.branches().map_err(|error| error.to_string())?;
+        let branch = n
+            .checked_sub(1)
+            .and_then(|at| branches.get(at))
+            .ok_or_else(|| format!("there is no branch {n}: /tree lists them"))?;
+        let recorded = self
+            .recorded
+            .as_ref()
+            .ok_or("this chat keeps no session, so it has no tree")?;
+        self.messages = recorded
+            .switch_to_branch(branch.tip)
+            .map_err(|error| error.to_string())?;
+        self.agent.session_event(SessionEvent::Tree).await;
+        Ok(())
+    }
+
     /// The sessions of this workspace, newest first.
     pub fn sessions(&self) -> Result<Vec<toolhost_session::Session>, StoreError> {
         let Some(path) = &self.store_path else {
@@ -355,10 +421,18 @@ impl ChatSession {
             .store_path
             .clone()
             .ok_or("this chat keeps no sessions")?;
-        self.opening = Some(
-            SessionOpening::open(&path, &SessionChoice::Id(id.to_owned()), &self.workspace)
-                .map_err(|error| error.to_string())?,
-        );
+        let opening =
+            match SessionOpening::open(&path, &SessionChoice::Id(id.to_owned()), &self.workspace) {
+                Ok(opening) => opening,
+                // This chat's own claim: there is nothing to switch to.
+                Err(SessionChoiceError::Store(StoreError::SessionRunning { session, .. }))
+                    if self.recorded.as_ref().map(|recorded| recorded.id()) == Some(&session) =>
+                {
+                    return Err(format!("this chat is in the session {session} already"));
+                }
+                Err(error) => return Err(error.to_string()),
+            };
+        self.opening = Some(opening);
         self.start_session("").map_err(|error| error.to_string())?;
         self.agent.session_event(SessionEvent::Switch).await;
         Ok(())

@@ -2,14 +2,18 @@
 //! records through [`Transcript`], so every message is committed before the model is asked
 //! again; a process killed at any point loses at most the response in flight.
 
+mod branches;
+
+pub use branches::BranchTip;
+
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use toolhost_core::ContentBlock;
 use toolhost_core::conversation::{Message, ToolCall, ToolResultMessage};
 use toolhost_session::{
-    Compaction, EntryKind, NewSession, PromptFile, PromptInputs, Resume, SessionId, SessionStatus,
-    SessionStore, StoreError, TurnContext,
+    Compaction, EntryKind, NewSession, PromptFile, PromptInputs, Resume, RunLock, SessionId,
+    SessionStatus, SessionStore, StoreError, TurnContext,
 };
 
 use crate::agent_loop::{Recorded, RunOutcome, Transcript};
@@ -44,6 +48,11 @@ pub enum SessionChoiceError {
 }
 
 impl SessionChoiceError {
+    /// Whether another run holds the session.
+    pub fn is_running_elsewhere(&self) -> bool {
+        matches!(self, Self::Store(StoreError::SessionRunning { .. }))
+    }
+
     /// Whether the command line is at fault (an id that names no session, or several).
     pub fn is_usage_error(&self) -> bool {
         matches!(
@@ -57,10 +66,12 @@ impl SessionChoiceError {
 /// The session side of a run, before the agent is assembled: the store is open, and an
 /// earlier session (`--continue`, `--resume`) is found, so that its provider and model can
 /// choose the agent's. A new session is created only by [`SessionOpening::start`], once the
-/// agent could be assembled: a run that fails to start leaves no empty session behind.
+/// agent could be assembled: a run that fails to start leaves no empty session behind. An
+/// earlier session is claimed for this run from the start: one that another process runs is
+/// refused ([`StoreError::SessionRunning`]).
 pub struct SessionOpening {
     store: SessionStore,
-    earlier: Option<(SessionId, Resume)>,
+    earlier: Option<(SessionId, Resume, RunLock)>,
 }
 
 impl SessionOpening {
@@ -91,8 +102,9 @@ impl SessionOpening {
             earlier: None,
         };
         if let Some(id) = earlier {
+            let run = opening.store.claim_run(&id)?;
             let resume = opening.store.resume(&id)?;
-            opening.earlier = Some((id, resume));
+            opening.earlier = Some((id, resume, run));
         }
         Ok(opening)
     }
@@ -106,7 +118,7 @@ impl SessionOpening {
     pub fn model(&self) -> Option<&(String, String)> {
         self.earlier
             .as_ref()
-            .and_then(|(_, resume)| resume.model.as_ref())
+            .and_then(|(_, resume, _)| resume.model.as_ref())
     }
 
     /// The session, created now when it is a new one (titled after `prompt`), with the turn
@@ -124,10 +136,11 @@ impl SessionOpening {
                 RecordedSession::create(store, workspace, prompt, context)?,
                 Vec::new(),
             )),
-            Some((id, mut resume)) => {
+            Some((id, mut resume, run)) => {
                 let session = RecordedSession {
                     store: Mutex::new(store),
                     id,
+                    _run: run,
                 };
                 session.answer_interrupted(&mut resume)?;
                 session.record_turn_context(context, resume.turn_context.as_ref())?;
@@ -166,10 +179,12 @@ fn canonical(workspace: &Path) -> std::path::PathBuf {
 /// The longest title taken from a first prompt, in characters.
 const TITLE_CHARS: usize = 80;
 
-/// A session being run: its store and its id.
+/// A session being run: its store, its id, and its claim on it (no other process goes on
+/// with it while this one lives).
 pub struct RecordedSession {
     store: Mutex<SessionStore>,
     id: SessionId,
+    _run: RunLock,
 }
 
 impl RecordedSession {
@@ -189,9 +204,17 @@ impl RecordedSession {
             },
             &EntryKind::TurnContext(context),
         )?;
+        Self::claimed(store, session.id)
+    }
+
+    /// A new session, claimed: nobody else knows its id yet, so the claim cannot fail on a
+    /// run of someone else's.
+    fn claimed(store: SessionStore, id: SessionId) -> Result<Self, StoreError> {
+        let run = store.claim_run(&id)?;
         Ok(Self {
             store: Mutex::new(store),
-            id: session.id,
+            id,
+            _run: run,
         })
     }
 
@@ -215,24 +238,24 @@ impl RecordedSession {
             },
             &EntryKind::TurnContext(context),
         )?;
-        Ok(Self {
-            store: Mutex::new(store),
-            id: session.id,
-        })
+        Self::claimed(store, session.id)
     }
 
     /// An existing session of the store at `path`, to go on with: the session and its
-    /// conversation so far (with a result for every call left running).
+    /// conversation so far (with a result for every call left running). A session that
+    /// another run holds is refused ([`StoreError::SessionRunning`]).
     pub fn reopen(
         path: &Path,
         id: &SessionId,
         context: TurnContext,
     ) -> Result<(Self, Vec<Message>), StoreError> {
         let store = SessionStore::open(path)?;
+        let run = store.claim_run(id)?;
         let mut resume = store.resume(id)?;
         let session = Self {
             store: Mutex::new(store),
             id: id.clone(),
+            _run: run,
         };
         session.answer_interrupted(&mut resume)?;
         session.record_turn_context(context, resume.turn_context.as_ref())?;

@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use agent_runs::{Fixture, WAIT_FOR_GO, last};
 use serde_json::json;
-use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, Step, WireFormat, is_running};
+use toolhost_test_support::{
+    HomeAndWorkspace, MockModel, Reply, Step, WireFormat, is_running, write_file,
+};
 
 /// `toolhost chat` on a pty, its output collected as it comes.
 struct Terminal {
@@ -254,6 +256,102 @@ fn chat_resumes_the_last_session_and_branches_back() {
         texts[1..],
         ["first question", "First answer.", "another second question"]
     );
+    terminal.wait_for("> ", seen);
+    terminal.type_keys("/exit\r");
+    assert_eq!(terminal.wait_exit(), Some(0));
+}
+
+/// A custom tool that answers with the session events it heard, in order.
+const LISTENER: &str = r#"
+const heard = [];
+export default () => ({
+  name: "listener",
+  description: "The session events heard so far.",
+  parameters: { type: "object", properties: {} },
+  onSession(event) { heard.push(event.type); },
+  async execute() { return { content: [{ type: "text", text: heard.join(",") }] }; },
+});
+"#;
+
+#[test]
+fn tree_goes_back_to_an_old_branch_and_model_switches_to_another_provider() {
+    let runtime = runtime();
+    let dirs = HomeAndWorkspace::new();
+    let first = model(
+        &runtime,
+        vec![
+            Reply::text("Answer one.").into(),
+            Reply::text("Answer two.").into(),
+            Reply::text("Answer other two.").into(),
+            Reply::tool_call("call_1", "listener", json!({})).into(),
+            Reply::text("Answer three.").into(),
+        ],
+    );
+    let second = model(
+        &runtime,
+        vec![Reply::text("From the second provider.").into()],
+    );
+    write_file(dirs.workspace.join(".toolhost/tools/listener.js"), LISTENER);
+    write_file(
+        dirs.workspace.join(".toolhost/config.toml"),
+        format!(
+            "[agent]\nprovider = \"openai\"\n\n[providers.second]\napi = \"openai-chat\"\n\
+             base_url = \"{}\"\nmodel = \"second-model\"\n",
+            second.openai_base_url()
+        ),
+    );
+    let mut terminal = Terminal::start(&dirs, &first, "--mode bypassPermissions");
+    let mut seen = terminal.wait_for("> ", 0);
+    for (line, answer) in [
+        ("one", "Answer one."),
+        ("two", "Answer two."),
+        ("/branch 2", "the old branch is kept"),
+        ("other two", "Answer other two."),
+    ] {
+        terminal.type_keys(&format!("{line}\r"));
+        seen = terminal.wait_for(answer, seen);
+        seen = terminal.wait_for("> ", seen);
+    }
+    // Two branches: the first ends at "two", the second (current) at "other two".
+    terminal.type_keys("/tree\r");
+    seen = terminal.wait_for("1     2 messages, the last: two", seen);
+    seen = terminal.wait_for("2 *   2 messages, the last: other two", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/tree 1\r");
+    seen = terminal.wait_for("on branch 1; 4 messages", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("three\r");
+    seen = terminal.wait_for("Answer three.", seen);
+    // The model goes on from the old branch, and the tool heard the branch and the tree move.
+    let texts = |request: &toolhost_test_support::RecordedRequest| -> Vec<String> {
+        request.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .skip(1)
+            .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        texts(&first.requests()[3]),
+        ["one", "Answer one.", "two", "Answer two.", "three"]
+    );
+    let heard = last(&first.requests()[4], "tool");
+    assert!(heard.ends_with("branch,tree"), "{heard}");
+
+    // `/model PROVIDER` goes on with that provider's model, the conversation kept.
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/model second\r");
+    seen = terminal.wait_for("model: second-model (second)", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("four\r");
+    seen = terminal.wait_for("From the second provider.", seen);
+    let asked = &second.requests()[0];
+    assert_eq!(asked.body["model"], "second-model");
+    let sent = texts(asked);
+    assert_eq!(sent[..4], ["one", "Answer one.", "two", "Answer two."]);
+    assert_eq!(sent.last().unwrap(), "four");
+    assert_eq!(first.requests().len(), 5);
     terminal.wait_for("> ", seen);
     terminal.type_keys("/exit\r");
     assert_eq!(terminal.wait_exit(), Some(0));

@@ -1,9 +1,10 @@
 //! The session tools through the `toolhost` binary (R26): `SessionsYield` ending a loop,
 //! `SessionsSpawn` and `SessionsSend` to a running and to an idle background session,
-//! `SessionsList` and `SessionsHistory`, and the rule that opens the workspace's other
-//! sessions. Scripted mock models on 127.0.0.1, a parent and its children each with its own
-//! where a background child must not share the parent's script; a child that must still be
-//! running waits in Bash for a file the test writes once the parent got that far.
+//! `SessionsList` and `SessionsHistory`, the rule that opens the workspace's other sessions,
+//! and a session another process runs, refused. Scripted mock models on 127.0.0.1, a parent
+//! and its children each with its own where a background child must not share the parent's
+//! script; a child that must still be running waits in Bash for a file the test writes once
+//! the parent got that far.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -220,4 +221,91 @@ fn sessions_send_to_an_idle_session_resumes_it_with_its_whole_conversation() {
         ]
     );
     assert!(last(&requests[4], "user").ends_with("Its answer:\n\ntwo"));
+}
+
+#[test]
+fn a_session_another_process_runs_is_refused_to_sessions_send_resume_and_rm() {
+    let fixture = Fixture::new();
+    // A parent session P with a child session C, both idle once this run ends.
+    let parent = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "SessionsSpawn",
+            json!({"prompt": "Say one.", "agentId": "helper"}),
+        )
+        .into(),
+        Reply::text("Waiting.").into(),
+        Reply::text("It said one.").into(),
+    ]);
+    let child = fixture.model(vec![Reply::text("one").into()]);
+    fixture.two_models(&parent, &child, "");
+    let output = finish(fixture.spawn_run(&["--yes", "--output-format", "json", "Count"]));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let parent_id = json_stdout(&output)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let store = fixture.store();
+    let children = store.children(&parent_id.as_str().into()).unwrap();
+    assert_eq!(children.len(), 1, "{children:?}");
+    let child_id = children[0].id.to_string();
+    drop(store);
+
+    // A second process goes on with C, and waits in Bash.
+    let parent = fixture.model(vec![
+        Reply::tool_call(
+            "call_2",
+            "SessionsSend",
+            json!({"sessionId": child_id, "message": "Now say two."}),
+        )
+        .into(),
+        Reply::text("It is busy.").into(),
+    ]);
+    let child = fixture.model(vec![
+        Reply::tool_call("child_1", "Bash", json!({"command": WAIT_FOR_GO})).into(),
+        Reply::text("two").into(),
+    ]);
+    fixture.two_models(&parent, &child, "");
+    let running = fixture.spawn_run(&["--yes", "--resume", &child_id, "Go on"]);
+    wait_for_requests(&child, 1);
+    let holder = format!("in another toolhost process (pid {})", running.id());
+
+    // A third, going on with P, is refused SessionsSend to C: it would fork C's conversation.
+    let output = finish(fixture.spawn_run(&[
+        "--yes",
+        "--resume",
+        &parent_id,
+        "--output-format",
+        "json",
+        "Tell the helper",
+    ]));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let refused = last(&parent.requests()[1], "tool");
+    assert!(
+        refused.contains(&format!("the session {child_id} is running {holder}")),
+        "{refused}"
+    );
+    // Going on with C, or removing it, is refused too, and C's run never heard of either.
+    let output = finish(fixture.spawn_run(&["--yes", "--resume", &child_id, "Me too"]));
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&holder), "{stderr}");
+    let mut rm = crate::support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home);
+    let output = rm
+        .args(["sessions", "rm", "--yes", &child_id])
+        .output()
+        .unwrap();
+    assert_ne!(output.status.code(), Some(0), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&holder), "{stderr}");
+    assert_eq!(child.requests().len(), 1);
+
+    // Once that run ends, C is free again.
+    std::fs::write(fixture.path("go"), "").unwrap();
+    let output = finish(running);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let mut rm = crate::support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home);
+    rm.args(["sessions", "rm", "--yes", &child_id])
+        .assert()
+        .success();
 }

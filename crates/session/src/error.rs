@@ -63,6 +63,18 @@ pub enum StoreError {
         /// Why.
         source: std::io::Error,
     },
+    /// Another run holds the session: a process that went on with it too would fork its
+    /// conversation.
+    #[error(
+        "the session {session} is running{}; it can go on once that run ends",
+        running_in(*pid)
+    )]
+    SessionRunning {
+        /// The session.
+        session: SessionId,
+        /// The process that runs it, when it could be read.
+        pid: Option<u32>,
+    },
     /// No session has this id (or id prefix).
     #[error("no session {0} in the store")]
     SessionNotFound(String),
@@ -101,4 +113,13 @@ pub enum StoreError {
     /// SQLite failed.
     #[error("session store: {0}")]
     Database(#[from] rusqlite::Error),
+}
+
+/// Where a session runs, for [`StoreError::SessionRunning`]'s message.
+fn running_in(pid: Option<u32>) -> String {
+    match pid {
+        Some(pid) if pid == std::process::id() => " in this toolhost process".to_owned(),
+        Some(pid) => format!(" in another toolhost process (pid {pid})"),
+        None => " in another toolhost process".to_owned(),
+    }
 }

@@ -53,6 +53,7 @@ mod entry;
 mod error;
 mod ids;
 mod resume;
+mod run_lock;
 mod schema;
 mod session;
 mod store;
@@ -61,6 +62,7 @@ pub use entry::{Compaction, Entry, EntryKind, PromptFile, PromptInputs, TurnCont
 pub use error::StoreError;
 pub use ids::{EntryId, SessionId};
 pub use resume::{BRANCH_PREAMBLE, COMPACTION_PREAMBLE, Resume, compaction_message};
+pub use run_lock::RunLock;
 pub use schema::{SCHEMA_VERSION, backup_path};
 pub use session::{NewSession, SearchHit, Session, SessionStatus, SpawnedBy};
 pub use store::{

@@ -40,8 +40,13 @@ impl SubAgents {
             return unkept();
         };
         if let Some(id) = &spec.resume {
-            let (session, messages) = RecordedSession::reopen(&path, id, context)
-                .map_err(|error| refuse(format!("session {id}: {error}")))?;
+            let (session, messages) =
+                RecordedSession::reopen(&path, id, context).map_err(|error| match error {
+                    toolhost_session::StoreError::SessionRunning { .. } => {
+                        refuse(error.to_string())
+                    }
+                    error => refuse(format!("session {id}: {error}")),
+                })?;
             return Ok((Some(Arc::new(session)), messages));
         }
         let parent = spec.caller_session.as_deref().and_then(|id| {

@@ -258,7 +258,10 @@ pub(crate) async fn slash_command(
             format!("model: {model} ({provider})")
         }
         ChatInput::Model(Some(name)) => match session.switch_model(&name) {
-            Ok(()) => format!("model: {name}"),
+            Ok(()) => {
+                let (provider, model) = session.model();
+                format!("model: {model} ({provider})")
+            }
             Err(error) => format!("error: {error}"),
         },
         ChatInput::Mode(None) => format!("mode: {}", session.mode()),
@@ -303,6 +306,43 @@ pub(crate) async fn slash_command(
                 Err(error) => format!("error: {error}"),
             },
             Err(_) => "error: /branch takes a message number, as /branch lists them".to_owned(),
+        },
+        ChatInput::Tree(None) => match session.branches() {
+            Ok(branches) if branches.is_empty() => "no session tree yet".to_owned(),
+            Ok(branches) => {
+                let mut lines: Vec<String> = branches
+                    .iter()
+                    .enumerate()
+                    .map(|(n, branch)| {
+                        format!(
+                            "  {:>3}{} {:>3} messages, the last: {}",
+                            n + 1,
+                            if branch.current { " *" } else { "  " },
+                            branch.user_messages,
+                            one_line(&branch.last_user_message, 60)
+                        )
+                    })
+                    .collect();
+                if !branches.iter().any(|branch| branch.current) {
+                    lines.push(
+                        "  (you are at a branch point: your next message starts a new branch)"
+                            .to_owned(),
+                    );
+                }
+                lines.push("/tree N goes on with branch N".to_owned());
+                lines.join("\n")
+            }
+            Err(error) => format!("error: {error}"),
+        },
+        ChatInput::Tree(Some(n)) => match n.parse::<usize>() {
+            Ok(n) => match session.switch_branch(n).await {
+                Ok(()) => format!(
+                    "on branch {n}; {} messages; the other branches are kept",
+                    session.messages().len()
+                ),
+                Err(error) => format!("error: {error}"),
+            },
+            Err(_) => "error: /tree takes a branch number, as /tree lists them".to_owned(),
         },
         ChatInput::Sessions => match session.sessions() {
             Ok(list) => list

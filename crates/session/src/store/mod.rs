@@ -261,18 +261,30 @@ impl SessionStore {
     }
 
     /// Deletes a session with its entries. Sub-agent sessions it spawned stay, without parent.
+    /// A session that is running is refused ([`StoreError::SessionRunning`]).
     pub fn delete(&mut self, session: &SessionId) -> Result<(), StoreError> {
+        let _running = self.claim_run(session)?;
         let tx = self.connection.transaction()?;
         tx.execute(
             "DELETE FROM entry_text WHERE rowid IN (SELECT id FROM entries WHERE session_id = ?1)",
             [session.as_str()],
         )?;
         let deleted = tx.execute("DELETE FROM sessions WHERE id = ?1", [session.as_str()])?;
+        crate::run_lock::remove(&self.path, session);
         if deleted == 0 {
             return Err(StoreError::SessionNotFound(session.to_string()));
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// Claims `session` for a run by this process until the [`RunLock`] is dropped, or says
+    /// that another run holds it ([`StoreError::SessionRunning`]). Only runs claim: reading,
+    /// listing and searching a running session are fine.
+    ///
+    /// [`RunLock`]: crate::RunLock
+    pub fn claim_run(&self, session: &SessionId) -> Result<crate::RunLock, StoreError> {
+        crate::run_lock::claim(&self.path, session)
     }
 
     /// Adds tokens spent outside any stored response (a compaction's summary, say) to the

@@ -95,8 +95,9 @@ impl TypedTool for SessionsSend {
         ToolSpec::new(
             "SessionsSend",
             "Sends a message to a session of your tree. A session that is running reads it at \
-             its next turn; one that is idle runs again on it in the background. Its answer \
-             arrives as a message at a later turn.",
+             its next turn; one that is idle runs again on it in the background (one that another \
+             toolhost process runs is refused). Its answer arrives as a message at a later \
+             turn.",
         )
         .with_label("Send to session")
         .with_annotations(ToolAnnotations::READ_ONLY)

@@ -244,6 +244,11 @@ pub(crate) fn open_session(
             eprintln!("error: {error}");
             Ok(Err(ExitCode::from(EXIT_USAGE)))
         }
+        // Not the command line's fault: the same command works once the other run ends.
+        Err(error) if error.is_running_elsewhere() => {
+            eprintln!("error: {error}");
+            Ok(Err(ExitCode::from(EXIT_RUN_FAILED)))
+        }
         Err(error) => Err(error.into()),
     }
 }
