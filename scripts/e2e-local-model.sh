@@ -20,7 +20,8 @@
 # Env: LLM_DIR (default ../shared/llm from the repository root), PORT (8091), TOOLHOST_BIN,
 #      CARGO_TARGET_DIR, FORMATS ("openai-chat anthropic"), TASKS ("read grep edit subagent"),
 #      RUN_TIMEOUT (seconds per run, 900), KEEP=1 (keep the workspaces and logs), LLM_MODEL,
-#      LLM_HOME, LLAMA_FROM_SOURCE (auto | 1 | 0: see below), LLM_SRC_HOME.
+#      LLM_HOME, LLAMA_FROM_SOURCE (auto | 1 | 0: see below), LLM_SRC_HOME, LLM_TEMPERATURE
+#      (0.4), LLM_SEED (42: the server's sampling seed, when this script starts it).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -102,7 +103,9 @@ if bash "$LLM_DIR/serve.sh" status >/dev/null 2>&1; then
 else
     echo "== starting llama-server on 127.0.0.1:$PORT" >&2
     STARTED_SERVER=1
-    bash "$LLM_DIR/serve.sh" >&2
+    # A fixed sampling seed: with the temperature above, the same requests get the same
+    # answers, so a run repeats (a server that already ran keeps its own seed).
+    LLM_EXTRA_ARGS="--seed ${LLM_SEED:-42} ${LLM_EXTRA_ARGS:-}" bash "$LLM_DIR/serve.sh" >&2
 fi
 
 # --- toolhost ------------------------------------------------------------------------------
@@ -140,7 +143,7 @@ base_url = "$url"
 model = "${LLM_MODEL:-qwen2.5-coder-1.5b}"
 context_window = 16384
 max_output_tokens = 512
-temperature = 0             # greedy: the same answer every run, and a small model's best
+temperature = ${LLM_TEMPERATURE:-0.4}  # sampled (greedy decoding loops on this model); the server's fixed seed repeats a run
 connect_timeout = 10
 first_byte_timeout = 600
 idle_timeout = 300

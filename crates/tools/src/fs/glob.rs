@@ -40,8 +40,8 @@ impl Default for GlobLimits {
 /// Parameters of `Glob`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GlobParams {
-    /// The glob: `*.rs` (a name, matched in every folder), `src/**/*.ts` (a path relative to
-    /// `path`), `*.{js,jsx}`. Hidden files are included only when the pattern names them
+    /// The glob: `*.EXT` (a name, matched in every folder), `DIR/**/*.EXT` (a path relative
+    /// to `path`), `*.{EXT1,EXT2}`. Hidden files are included only when the pattern names them
     /// (`.env*`, `.github/**`).
     pub pattern: String,
     /// The folder to search (default: the workspace root).

@@ -71,8 +71,8 @@ pub struct GrepParams {
     pub pattern: String,
     /// The file or folder to search (default: the workspace root).
     pub path: Option<String>,
-    /// Only search files matching this glob: `*.rs`, `*.{ts,tsx}` (names), `src/**/*.py`
-    /// (paths relative to `path`).
+    /// Only search files matching this glob: `*.EXT`, `*.{EXT1,EXT2}` (names), `DIR/**/*.EXT`
+    /// (paths relative to `path`). Leave it out to search every file.
     pub include: Option<String>,
     /// `files_with_matches` (default): matching file paths; `content`: matching lines as
     /// `path:line:text`; `count`: `path:N` per file.
