@@ -624,13 +624,18 @@ fn names(tools: &[ToolSpec]) -> Vec<&str> {
     tools.iter().map(|spec| spec.name.as_str()).collect()
 }
 
-#[tokio::test]
-async fn a_new_provider_plans_deferral_again_for_its_window_and_how_it_loads_tools() {
+/// `Yield` and two custom tools.
+fn custom_tools() -> Arc<ToolRegistry> {
     let registry = ToolRegistry::new();
     registry.register(Yield).unwrap();
     for name in ["export_a", "export_b"] {
         registry.register(Custom(name)).unwrap();
     }
+    Arc::new(registry)
+}
+
+#[tokio::test]
+async fn a_new_provider_plans_deferral_again_for_its_window_and_how_it_loads_tools() {
     let search = || calls(&[("s1", "tool_search", r#"{"query": "select:export_a"}"#)]);
     // A 2 000-token window: a budget of 200 tokens, which the two custom tools pass.
     let injected = ScriptedProvider::of_model(
@@ -638,8 +643,8 @@ async fn a_new_provider_plans_deferral_again_for_its_window_and_how_it_loads_too
         Some(2_000),
         DeferredLoading::Injected,
     );
-    let mut agent = AgentLoop::new(injected.clone(), Arc::new(registry), "Be brief.")
-        .defer_tools(None, Vec::new());
+    let mut agent =
+        AgentLoop::new(injected.clone(), custom_tools(), "Be brief.").defer_tools(None, Vec::new());
     let (events, _) = collect_events();
     let first = agent
         .run(
@@ -699,4 +704,39 @@ async fn a_new_provider_plans_deferral_again_for_its_window_and_how_it_loads_too
     let sent = roomy.requests();
     assert_eq!(names(&sent[0].tools), ["Yield", "export_a", "export_b"]);
     assert!(sent[0].deferred_tools.is_empty());
+}
+
+#[tokio::test]
+async fn a_resumed_conversation_is_offered_what_its_searches_loaded() {
+    let provider = ScriptedProvider::of_model(
+        vec![text("Exported.")],
+        Some(2_000),
+        DeferredLoading::Injected,
+    );
+    let agent =
+        AgentLoop::new(provider.clone(), custom_tools(), "Be brief.").defer_tools(None, Vec::new());
+    let stored = vec![
+        Message::user("Export."),
+        Message::Assistant(calls(&[(
+            "s1",
+            "tool_search",
+            r#"{"query": "select:export_b"}"#,
+        )])),
+        Message::ToolResult(toolhost_core::conversation::ToolResultMessage {
+            tool_call_id: "s1".into(),
+            tool_name: "tool_search".into(),
+            content: vec![
+                ContentBlock::text("Loaded 1 tool(s)"),
+                ContentBlock::tool_reference("export_b"),
+            ],
+            is_error: false,
+        }),
+        Message::user("Again."),
+    ];
+    let (events, _) = collect_events();
+    agent.run(stored, events, CancellationToken::new()).await;
+    assert_eq!(
+        names(&provider.requests()[0].tools),
+        ["Yield", "tool_search", "export_b"]
+    );
 }
