@@ -193,6 +193,7 @@ fn conventional(name: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<Prov
         timeouts: ProviderTimeouts::default(),
         max_retries: None,
         prompt_cache: None,
+        native_tool_search: None,
         temperature: None,
         pricing: None,
     })

@@ -41,6 +41,7 @@ pub(crate) fn connect_provider(
         config.retry.max_attempts = retries.saturating_add(1);
     }
     config.prompt_cache = entry.prompt_cache.unwrap_or(true);
+    config.native_tool_search = entry.native_tool_search.unwrap_or(true);
     config.temperature = entry.temperature.map(|temperature| temperature.0);
     toolhost_providers::connect(config)
 }

@@ -19,10 +19,12 @@ use toolhost_core::permission::{
     NonInteractiveApprover, PermissionPolicy, PermissionRule, RuleList,
 };
 use toolhost_core::{
-    ERROR_HINT, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolSpec,
-    TypedTool,
+    ContentBlock, ERROR_HINT, ToolAnnotations, ToolContext, ToolError, ToolOrigin, ToolOutput,
+    ToolRegistry, ToolSpec, TypedTool,
 };
-use toolhost_providers::{EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent};
+use toolhost_providers::{
+    DeferredLoading, EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent,
+};
 
 /// Answers from a script, one response per request, and records every request.
 struct ScriptedProvider {
@@ -30,14 +32,27 @@ struct ScriptedProvider {
     requests: Mutex<Vec<ModelRequest>>,
     /// Never answers: waits until cancelled.
     hang: bool,
+    context_window: Option<u64>,
+    loading: DeferredLoading,
 }
 
 impl ScriptedProvider {
     fn new(responses: Vec<AssistantMessage>) -> Arc<Self> {
+        Self::of_model(responses, None, DeferredLoading::Injected)
+    }
+
+    /// A model of this context window, sent deferred tools this way.
+    fn of_model(
+        responses: Vec<AssistantMessage>,
+        context_window: Option<u64>,
+        loading: DeferredLoading,
+    ) -> Arc<Self> {
         Arc::new(Self {
             responses: Mutex::new(responses.into_iter().rev().collect()),
             requests: Mutex::new(Vec::new()),
             hang: false,
+            context_window,
+            loading,
         })
     }
 
@@ -46,6 +61,8 @@ impl ScriptedProvider {
             responses: Mutex::new(Vec::new()),
             requests: Mutex::new(Vec::new()),
             hang: true,
+            context_window: None,
+            loading: DeferredLoading::Injected,
         })
     }
 
@@ -62,6 +79,14 @@ impl ModelProvider for ScriptedProvider {
 
     fn model(&self) -> &str {
         "script-1"
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        self.context_window
+    }
+
+    fn deferred_loading(&self) -> DeferredLoading {
+        self.loading
     }
 
     async fn stream(
@@ -577,4 +602,141 @@ async fn an_answer_describing_a_call_before_any_call_gets_one_note() {
         .await;
     assert_eq!(report.turns, 2);
     assert!(report.outcome.is_success());
+}
+
+/// A custom tool (foreign, so deferrable) whose long description passes a small budget.
+struct Custom(&'static str);
+
+impl TypedTool for Custom {
+    type Params = Params;
+
+    fn describe(&self) -> ToolSpec {
+        ToolSpec::new(self.0, "Exports shipment records. ".repeat(40))
+            .with_origin(ToolOrigin::custom(format!("/tools/{}.js", self.0)))
+    }
+
+    async fn run(&self, params: Params, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(params.label))
+    }
+}
+
+fn names(tools: &[ToolSpec]) -> Vec<&str> {
+    tools.iter().map(|spec| spec.name.as_str()).collect()
+}
+
+/// `Yield` and two custom tools.
+fn custom_tools() -> Arc<ToolRegistry> {
+    let registry = ToolRegistry::new();
+    registry.register(Yield).unwrap();
+    for name in ["export_a", "export_b"] {
+        registry.register(Custom(name)).unwrap();
+    }
+    Arc::new(registry)
+}
+
+#[tokio::test]
+async fn a_new_provider_plans_deferral_again_for_its_window_and_how_it_loads_tools() {
+    let search = || calls(&[("s1", "tool_search", r#"{"query": "select:export_a"}"#)]);
+    // A 2 000-token window: a budget of 200 tokens, which the two custom tools pass.
+    let injected = ScriptedProvider::of_model(
+        vec![search(), text("Loaded.")],
+        Some(2_000),
+        DeferredLoading::Injected,
+    );
+    let mut agent =
+        AgentLoop::new(injected.clone(), custom_tools(), "Be brief.").defer_tools(None, Vec::new());
+    let (events, _) = collect_events();
+    let first = agent
+        .run(
+            vec![Message::user("Export.")],
+            events.clone(),
+            CancellationToken::new(),
+        )
+        .await;
+    let sent = injected.requests();
+    assert_eq!(names(&sent[0].tools), ["Yield", "tool_search"]);
+    assert_eq!(names(&sent[1].tools), ["Yield", "tool_search", "export_a"]);
+    assert!(sent[1].deferred_tools.is_empty());
+    let Message::ToolResult(result) = &first.messages[2] else {
+        panic!("{:?}", first.messages[2]);
+    };
+    assert_eq!(
+        result.content[1..],
+        [ContentBlock::tool_reference("export_a")]
+    );
+
+    // Native loading: every tool, the deferred ones flagged, the same set every request.
+    let native = ScriptedProvider::of_model(
+        vec![search(), text("Loaded.")],
+        Some(2_000),
+        DeferredLoading::Native,
+    );
+    agent.set_provider(native.clone());
+    agent
+        .run(
+            first.messages.clone(),
+            events.clone(),
+            CancellationToken::new(),
+        )
+        .await;
+    let sent = native.requests();
+    assert_eq!(
+        names(&sent[0].tools),
+        ["Yield", "export_a", "export_b", "tool_search"]
+    );
+    assert_eq!(
+        sent[0].deferred_tools.iter().collect::<Vec<_>>(),
+        ["export_a", "export_b"]
+    );
+    assert!(std::sync::Arc::ptr_eq(&sent[0].tools, &sent[1].tools));
+    assert!(std::sync::Arc::ptr_eq(
+        &sent[0].deferred_tools,
+        &sent[1].deferred_tools
+    ));
+
+    // A window of 200 000 tokens: the tools fit, nothing is deferred, no tool_search.
+    let roomy =
+        ScriptedProvider::of_model(vec![text("Hi.")], Some(200_000), DeferredLoading::Injected);
+    agent.set_provider(roomy.clone());
+    agent
+        .run(vec![Message::user("Hi.")], events, CancellationToken::new())
+        .await;
+    let sent = roomy.requests();
+    assert_eq!(names(&sent[0].tools), ["Yield", "export_a", "export_b"]);
+    assert!(sent[0].deferred_tools.is_empty());
+}
+
+#[tokio::test]
+async fn a_resumed_conversation_is_offered_what_its_searches_loaded() {
+    let provider = ScriptedProvider::of_model(
+        vec![text("Exported.")],
+        Some(2_000),
+        DeferredLoading::Injected,
+    );
+    let agent =
+        AgentLoop::new(provider.clone(), custom_tools(), "Be brief.").defer_tools(None, Vec::new());
+    let stored = vec![
+        Message::user("Export."),
+        Message::Assistant(calls(&[(
+            "s1",
+            "tool_search",
+            r#"{"query": "select:export_b"}"#,
+        )])),
+        Message::ToolResult(toolhost_core::conversation::ToolResultMessage {
+            tool_call_id: "s1".into(),
+            tool_name: "tool_search".into(),
+            content: vec![
+                ContentBlock::text("Loaded 1 tool(s)"),
+                ContentBlock::tool_reference("export_b"),
+            ],
+            is_error: false,
+        }),
+        Message::user("Again."),
+    ];
+    let (events, _) = collect_events();
+    agent.run(stored, events, CancellationToken::new()).await;
+    assert_eq!(
+        names(&provider.requests()[0].tools),
+        ["Yield", "tool_search", "export_b"]
+    );
 }

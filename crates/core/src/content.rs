@@ -22,6 +22,15 @@ pub enum ContentBlock {
         #[serde(rename = "mimeType")]
         mime_type: String,
     },
+    /// A deferred tool this result loads (`tool_search`'s results carry one per tool found).
+    /// A provider that defers tools natively sends it as a reference the API expands into
+    /// the tool's definition (Anthropic's `tool_reference`); the others, and every provider
+    /// when the request does not defer that tool, send a line of text naming it.
+    #[serde(rename = "tool_reference")]
+    ToolReference {
+        /// The tool's name.
+        tool_name: String,
+    },
 }
 
 impl ContentBlock {
@@ -38,13 +47,35 @@ impl ContentBlock {
         }
     }
 
+    /// A reference to the tool `tool_name`, which this result loads.
+    pub fn tool_reference(tool_name: impl Into<String>) -> Self {
+        Self::ToolReference {
+            tool_name: tool_name.into(),
+        }
+    }
+
     /// The text of a text block, `None` for other blocks.
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Self::Text { text } => Some(text),
-            Self::Image { .. } => None,
+            Self::Image { .. } | Self::ToolReference { .. } => None,
         }
     }
+
+    /// The tool a reference block names, `None` for other blocks.
+    pub fn as_tool_reference(&self) -> Option<&str> {
+        match self {
+            Self::ToolReference { tool_name } => Some(tool_name),
+            Self::Text { .. } | Self::Image { .. } => None,
+        }
+    }
+}
+
+/// A tool reference as text, for whoever cannot take it as a reference (a model API without
+/// deferred loading, a request that does not defer that tool, an MCP client): a line naming
+/// the tool, which the result's own text describes.
+pub fn tool_reference_text(tool_name: &str) -> String {
+    format!("[loaded tool: {tool_name}]")
 }
 
 /// The result a tool's `execute` produces, before the pipeline's final steps.
@@ -174,5 +205,36 @@ mod duration_millis {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
         u64::deserialize(deserializer).map(Duration::from_millis)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn blocks_keep_their_stored_shape_and_a_tool_reference_names_its_tool() {
+        let stored = json!([
+            {"type": "text", "text": "Loaded 1 tool(s)"},
+            {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"},
+            {"type": "tool_reference", "tool_name": "mcp__git__log"},
+        ]);
+        let blocks: Vec<ContentBlock> = serde_json::from_value(stored.clone()).unwrap();
+        assert_eq!(
+            blocks,
+            [
+                ContentBlock::text("Loaded 1 tool(s)"),
+                ContentBlock::image("iVBORw0K", "image/png"),
+                ContentBlock::tool_reference("mcp__git__log"),
+            ]
+        );
+        assert_eq!(serde_json::to_value(&blocks).unwrap(), stored);
+        assert_eq!(blocks[2].as_tool_reference(), Some("mcp__git__log"));
+        assert_eq!(blocks[2].as_text(), None);
     }
 }

@@ -83,7 +83,7 @@ mod session;
 mod subject;
 mod tool;
 
-pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate};
+pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate, tool_reference_text};
 pub use context::{CallOptions, SessionInfo, ToolContext, UpdateSink};
 pub use definitions::DefinitionFormat;
 pub use error::{RegistryError, ToolError};

@@ -44,7 +44,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         system: "You are a helpful assistant.".into(),
         messages: vec![Message::user(prompt.as_str())],
         tools: tools.into(),
-        max_output_tokens: None,
+        ..ModelRequest::default()
     };
     let sink: EventSink = Arc::new(|event: StreamEvent| match event {
         StreamEvent::TextDelta(text) => {

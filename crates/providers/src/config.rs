@@ -152,6 +152,12 @@ pub struct ProviderConfig {
     /// Whether to place Anthropic prompt-cache breakpoints (ignored by the other formats,
     /// whose caches need no markers).
     pub prompt_cache: bool,
+    /// Whether deferred tools use the API's own deferred loading where the format has it
+    /// (Anthropic: every tool sent, the deferred ones with `defer_loading`, loaded by the
+    /// `tool_reference` blocks of `tool_search`'s results; it needs a model with tool search,
+    /// Claude Sonnet 4.5, Haiku 4.5, Opus 4.5 and later). `false` sends only the loaded
+    /// tools, appended as they load, as the other formats always do.
+    pub native_tool_search: bool,
     /// The sampling temperature sent with every request; `None` sends none (the server's
     /// default). 0 makes a local model's answers repeatable.
     pub temperature: Option<f32>,
@@ -186,6 +192,7 @@ impl ProviderConfig {
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
             prompt_cache: true,
+            native_tool_search: true,
             temperature: None,
         }
     }
@@ -222,6 +229,7 @@ impl fmt::Debug for ProviderConfig {
             .field("timeouts", &self.timeouts)
             .field("retry", &self.retry)
             .field("prompt_cache", &self.prompt_cache)
+            .field("native_tool_search", &self.native_tool_search)
             .finish()
     }
 }

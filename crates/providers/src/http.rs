@@ -1,6 +1,7 @@
 //! The one HTTP client behind every wire format: it sends the request, applies the named
 //! timeouts, reads the event stream into a response, and retries what is worth retrying.
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -14,7 +15,9 @@ use toolhost_core::conversation::AssistantMessage;
 
 use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::ProviderConfig;
-use crate::provider::{EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent};
+use crate::provider::{
+    DeferredLoading, EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent,
+};
 use crate::retry::{delay_before, retryable_status, server_delay};
 use crate::sse::SseDecoder;
 use crate::wire::{self, Progress, StreamFailure};
@@ -41,11 +44,12 @@ pub(crate) struct HttpProvider {
 #[derive(Default)]
 struct RenderedTools(Mutex<Option<Rendered>>);
 
-/// A tool set and its definitions' JSON text.
-type Rendered = (Arc<[ToolSpec]>, Arc<str>);
+/// A tool set, the names of its deferred tools, and its definitions' JSON text.
+type Rendered = (Arc<[ToolSpec]>, Arc<BTreeSet<String>>, Arc<str>);
 
 impl RenderedTools {
-    fn get(&self, config: &ProviderConfig, tools: &Arc<[ToolSpec]>) -> Option<Arc<str>> {
+    fn get(&self, config: &ProviderConfig, request: &ModelRequest) -> Option<Arc<str>> {
+        let (tools, deferred) = (&request.tools, &request.deferred_tools);
         if tools.is_empty() {
             return None;
         }
@@ -53,13 +57,14 @@ impl RenderedTools {
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((set, json)) = last.as_ref()
+        if let Some((set, flagged, json)) = last.as_ref()
             && Arc::ptr_eq(set, tools)
+            && Arc::ptr_eq(flagged, deferred)
         {
             return Some(Arc::clone(json));
         }
-        let json: Arc<str> = wire::tools_json(config, tools).into();
-        *last = Some((Arc::clone(tools), Arc::clone(&json)));
+        let json: Arc<str> = wire::tools_json(config, tools, deferred).into();
+        *last = Some((Arc::clone(tools), Arc::clone(deferred), Arc::clone(&json)));
         Some(json)
     }
 }
@@ -309,13 +314,21 @@ impl ModelProvider for HttpProvider {
         self.config.context_window
     }
 
+    fn deferred_loading(&self) -> DeferredLoading {
+        if wire::native_deferral(&self.config) {
+            DeferredLoading::Native
+        } else {
+            DeferredLoading::Injected
+        }
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,
         events: EventSink,
         cancel: CancellationToken,
     ) -> Result<AssistantMessage, ProviderError> {
-        let tools = self.tools.get(&self.config, &request.tools);
+        let tools = self.tools.get(&self.config, request);
         let body = wire::encode(&wire::body(&self.config, request), tools.as_deref());
         let body = body.map_err(|error| ProviderError::Protocol {
             provider: self.provider(),
@@ -475,16 +488,24 @@ mod tests {
     fn a_tool_set_is_rendered_once_and_a_new_set_again() {
         let config = ProviderConfig::new("local", Api::OpenAiChat, "http://127.0.0.1:1/v1", "m");
         let cache = RenderedTools::default();
+        let offering = |tools: &Arc<[ToolSpec]>| ModelRequest {
+            tools: Arc::clone(tools),
+            ..ModelRequest::default()
+        };
         let first: Arc<[ToolSpec]> = vec![ToolSpec::new("Read", "Reads.")].into();
-        let rendered = cache.get(&config, &first).unwrap();
+        let request = offering(&first);
+        let rendered = cache.get(&config, &request).unwrap();
         assert!(rendered.contains("\"Read\""));
-        assert!(Arc::ptr_eq(&rendered, &cache.get(&config, &first).unwrap()));
+        assert!(Arc::ptr_eq(
+            &rendered,
+            &cache.get(&config, &request).unwrap()
+        ));
 
         // An equal set in another allocation is another set: rendered anew, not mixed up.
         let second: Arc<[ToolSpec]> = vec![ToolSpec::new("Grep", "Searches.")].into();
-        let again = cache.get(&config, &second).unwrap();
+        let again = cache.get(&config, &offering(&second)).unwrap();
         assert!(again.contains("\"Grep\"") && !again.contains("\"Read\""));
-        assert_eq!(cache.get(&config, &Arc::from(Vec::new())), None);
+        assert_eq!(cache.get(&config, &offering(&Arc::from(Vec::new()))), None);
     }
 
     fn url(api: Api, base: &str) -> Result<String, String> {

@@ -54,7 +54,9 @@ pub use config::{
     ANTHROPIC_BASE_URL, Api, DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS, OPENAI_BASE_URL, ProviderConfig,
     RetryPolicy, Timeouts,
 };
-pub use provider::{EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent};
+pub use provider::{
+    DeferredLoading, EventSink, ModelProvider, ModelRequest, ProviderError, StreamEvent,
+};
 
 /// A provider for `config`, after checking it: a bad base URL, an unusable header or key, or
 /// a missing model is a [`ProviderError::Config`] naming the provider and the value.

@@ -1,5 +1,6 @@
 //! The provider contract: what the agent loop asks of a model, and what it hears back.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +19,13 @@ pub struct ModelRequest {
     /// sends the same set every turn without copying it, and the provider renders it once
     /// (its definitions are cached by this `Arc`'s identity).
     pub tools: Arc<[ToolSpec]>,
+    /// Of `tools`, the ones sent deferred, for a provider whose
+    /// [`ModelProvider::deferred_loading`] is [`DeferredLoading::Native`]: flagged so that
+    /// the model sees only their names until a tool result's
+    /// [`ContentBlock::ToolReference`](toolhost_core::ContentBlock::ToolReference) loads
+    /// them. Empty when nothing is deferred, or the loop injects what is loaded instead.
+    /// Shared like `tools`, and part of the same rendering.
+    pub deferred_tools: Arc<BTreeSet<String>>,
     /// The most tokens the answer may have; `None` uses the provider's configured default.
     pub max_output_tokens: Option<u32>,
 }
@@ -62,6 +70,21 @@ pub enum StreamEvent {
     /// A stream broke after it had begun: everything streamed so far for this response is void
     /// and will arrive again from the start.
     Restarted,
+}
+
+/// How a provider can be sent tools that are deferred (see `toolhost_core::deferral`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeferredLoading {
+    /// The API has no deferred loading: a request offers only the tools not deferred and
+    /// those loaded so far, appended in the order they were loaded (the tools list grows, and
+    /// a provider's cache keeps only the part before the first tool appended).
+    #[default]
+    Injected,
+    /// The API defers tools itself: every request offers every tool, the deferred ones
+    /// flagged ([`ModelRequest::deferred_tools`]), and a tool result's tool references load
+    /// them — the tools list stays the same, byte for byte, and so does its cache (Anthropic's
+    /// `defer_loading` and `tool_reference`).
+    Native,
 }
 
 /// Receives [`StreamEvent`]s; called on the task that runs the request.
@@ -134,6 +157,11 @@ pub trait ModelProvider: Send + Sync {
     /// The model's context window in tokens, when known.
     fn context_window(&self) -> Option<u64> {
         None
+    }
+
+    /// How this provider is sent deferred tools.
+    fn deferred_loading(&self) -> DeferredLoading {
+        DeferredLoading::Injected
     }
 
     /// Sends `request` and streams the response, retrying what is worth retrying; returns the

@@ -183,6 +183,62 @@ pub fn sample_request() -> crate::ModelRequest {
             Message::user("And in French?"),
         ],
         tools: vec![read, grep].into(),
+        deferred_tools: std::sync::Arc::default(),
         max_output_tokens: Some(512),
+    }
+}
+
+/// A conversation past a `tool_search` call: `Read` and `tool_search` sent in full,
+/// `mcp__git__log` and `mcp__web__fetch` deferred; the search's result loaded
+/// `mcp__git__log`, and an older result references `mcp__old__gone`, deferred no more.
+pub fn deferred_search_request() -> crate::ModelRequest {
+    use toolhost_core::conversation::{
+        AssistantMessage, AssistantPart, Message, StopReason, ToolCall, ToolResultMessage,
+    };
+    use toolhost_core::{ContentBlock, ToolSpec};
+
+    let search_call = |id: &str| {
+        AssistantPart::ToolCall(ToolCall {
+            id: id.into(),
+            name: "tool_search".into(),
+            arguments: r#"{"query":"commit log"}"#.into(),
+        })
+    };
+    let search_result = |id: &str, tool: &str| {
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "tool_search".into(),
+            content: vec![
+                ContentBlock::text(format!("Loaded 1 tool(s):\n- {tool}: Shows the log.")),
+                ContentBlock::tool_reference(tool),
+            ],
+            is_error: false,
+        })
+    };
+    crate::ModelRequest {
+        system: String::new(),
+        messages: vec![
+            Message::user("Show the log."),
+            Message::Assistant(AssistantMessage {
+                content: vec![search_call("call_1"), search_call("call_2")],
+                stop_reason: StopReason::ToolUse,
+                ..AssistantMessage::default()
+            }),
+            search_result("call_1", "mcp__old__gone"),
+            search_result("call_2", "mcp__git__log"),
+        ],
+        tools: vec![
+            ToolSpec::new("Read", "Reads a file."),
+            ToolSpec::new("tool_search", "Finds deferred tools."),
+            ToolSpec::new("mcp__git__log", "Shows the log."),
+            ToolSpec::new("mcp__web__fetch", "Fetches a page."),
+        ]
+        .into(),
+        deferred_tools: std::sync::Arc::new(
+            ["mcp__git__log", "mcp__web__fetch"]
+                .map(String::from)
+                .into(),
+        ),
+        max_output_tokens: None,
     }
 }

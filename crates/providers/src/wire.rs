@@ -1,9 +1,11 @@
 //! What each wire format supplies to the one HTTP client: its endpoint, headers and body, and
 //! a decoder for its events.
 
+use std::collections::BTreeSet;
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
-use toolhost_core::{ContentBlock, ToolSpec};
+use toolhost_core::{ContentBlock, ToolSpec, tool_reference_text};
 
 use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::{Api, ProviderConfig};
@@ -109,14 +111,27 @@ pub(crate) fn body(config: &ProviderConfig, request: &ModelRequest) -> Value {
     }
 }
 
-/// The tool definitions in the configured format, as the JSON text of the `tools` array.
-pub(crate) fn tools_json(config: &ProviderConfig, tools: &[ToolSpec]) -> String {
+/// The tool definitions in the configured format, as the JSON text of the `tools` array;
+/// `deferred` names the tools sent deferred (only a format that defers natively is given
+/// any, see [`native_deferral`]).
+pub(crate) fn tools_json(
+    config: &ProviderConfig,
+    tools: &[ToolSpec],
+    deferred: &BTreeSet<String>,
+) -> String {
     let tools = match config.api {
         Api::OpenAiChat => openai_chat::tools_body(tools),
         Api::OpenAiResponses => openai_responses::tools_body(tools),
-        Api::Anthropic => anthropic::tools_body(config, tools),
+        Api::Anthropic => anthropic::tools_body(config, tools, deferred),
     };
     tools.to_string()
+}
+
+/// Whether the configured format is sent deferred tools natively: Anthropic's
+/// `defer_loading`, unless the configuration turns it off. The Responses API's tool search
+/// is not used (see the crate's README), chat completions has none.
+pub(crate) fn native_deferral(config: &ProviderConfig) -> bool {
+    config.api == Api::Anthropic && config.native_tool_search
 }
 
 /// The bytes of a request: `body` with `"tools": tools` as its last member when there are
@@ -139,7 +154,8 @@ pub(crate) fn encode(body: &Value, tools: Option<&str>) -> serde_json::Result<Ve
 /// The whole request body as a server reads it (the tests compare it with what they expect).
 #[cfg(test)]
 pub(crate) fn full_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
-    let tools = (!request.tools.is_empty()).then(|| tools_json(config, &request.tools));
+    let tools = (!request.tools.is_empty())
+        .then(|| tools_json(config, &request.tools, &request.deferred_tools));
     let bytes = encode(&body(config, request), tools.as_deref()).expect("the body encodes");
     serde_json::from_slice(&bytes).expect("the body is JSON")
 }
@@ -164,13 +180,14 @@ pub(crate) fn sendable_arguments(arguments: &str) -> Value {
 }
 
 /// The text of tool-result content for formats that carry only text there; images become a
-/// note saying so.
+/// note saying so, tool references a line naming the tool.
 pub(crate) fn text_only(content: &[ContentBlock]) -> String {
     content
         .iter()
         .map(|block| match block {
             ContentBlock::Text { text } => text.clone(),
             ContentBlock::Image { mime_type, .. } => format!("[{mime_type} image not shown]"),
+            ContentBlock::ToolReference { tool_name } => tool_reference_text(tool_name),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -25,6 +25,7 @@ fn question() -> ModelRequest {
         messages: vec![Message::user("What does hello.txt say?")],
         tools: vec![ToolSpec::new("Read", "Reads a file.")].into(),
         max_output_tokens: Some(100),
+        ..ModelRequest::default()
     }
 }
 

@@ -192,6 +192,7 @@ async fn answer(
             .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or("?").to_owned()))
             .collect(),
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        raw_body: String::from_utf8_lossy(&body).into_owned(),
     });
     let next = lock(&script.replies).pop_front();
     let Some(reply) = next else {

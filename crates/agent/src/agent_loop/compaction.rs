@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantPart, Message, Usage};
-use toolhost_core::{ContentBlock, PermissionFamily, ToolRegistry};
+use toolhost_core::{ContentBlock, PermissionFamily, ToolRegistry, tool_reference_text};
 use toolhost_providers::{ModelProvider, ModelRequest, complete};
 
 /// The share of the context window at which a conversation is compacted by default.
@@ -119,6 +119,9 @@ fn blocks_chars(blocks: &[ContentBlock]) -> usize {
             ContentBlock::Text { text } => text.len(),
             // An image costs the model about a thousand tokens, whatever its bytes.
             ContentBlock::Image { .. } => 4_000,
+            // As text; loaded natively it is the tool's definition, which the provider's
+            // count of the next response includes.
+            ContentBlock::ToolReference { tool_name } => tool_reference_text(tool_name).len(),
         })
         .sum()
 }
@@ -165,8 +168,7 @@ pub async fn compact(
     let request = ModelRequest {
         system: SUMMARY_SYSTEM_PROMPT.to_owned(),
         messages: vec![Message::user(ask)],
-        tools: Vec::new().into(),
-        max_output_tokens: None,
+        ..ModelRequest::default()
     };
     let response = complete(provider, &request, cancel).await?;
     let summary = response.text().trim().to_owned();
@@ -269,6 +271,9 @@ fn push_blocks(text: &mut String, blocks: &[ContentBlock], max_chars: usize) {
         match block {
             ContentBlock::Text { text: part } => all.push_str(part),
             ContentBlock::Image { mime_type, .. } => all.push_str(&format!("[{mime_type} image]")),
+            ContentBlock::ToolReference { tool_name } => {
+                all.push_str(&tool_reference_text(tool_name));
+            }
         }
         all.push('\n');
     }

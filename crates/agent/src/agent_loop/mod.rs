@@ -173,9 +173,7 @@ impl AgentLoop {
     #[must_use]
     pub fn defer_tools(mut self, threshold: Option<u64>, always_loaded: Vec<String>) -> Self {
         self.deferral = Deferral::new(threshold, always_loaded);
-        self.tools = self
-            .deferral
-            .apply(&self.registry, self.compaction.context_window);
+        self.plan_deferral();
         self
     }
 
@@ -328,7 +326,8 @@ impl AgentLoop {
         self.transcript = transcript;
     }
 
-    /// From now on, asks `provider` (`/model`).
+    /// From now on, asks `provider` (`/model`). Deferral is planned again: the budget follows
+    /// the context window, and how deferred tools are sent follows the provider.
     pub fn set_provider(&mut self, provider: Arc<dyn ModelProvider>) {
         self.compaction.context_window =
             provider.context_window().unwrap_or(DEFAULT_CONTEXT_WINDOW);
@@ -337,14 +336,22 @@ impl AgentLoop {
             model: Some(provider.model().to_owned()),
         });
         self.provider = provider;
+        self.plan_deferral();
     }
 
     /// From now on, offers the tools of `registry` (`/mode` changes what a mode offers).
     pub fn set_registry(&mut self, registry: Arc<ToolRegistry>) {
-        self.tools = self
-            .deferral
-            .apply(&registry, self.compaction.context_window);
         self.registry = registry;
+        self.plan_deferral();
+    }
+
+    /// Decides what to defer of the registry for the provider, and takes the specs to offer.
+    fn plan_deferral(&mut self) {
+        self.tools = self.deferral.apply(
+            &self.registry,
+            self.compaction.context_window,
+            self.provider.deferred_loading(),
+        );
     }
 
     /// From now on, the calls belong to session `id`.
@@ -600,10 +607,12 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, RunOutcome> {
+        let offered = self.deferral.offered(&self.tools, messages);
         let request = ModelRequest {
             system: self.system_prompt.clone(),
             messages: messages.to_vec(),
-            tools: self.deferral.offered(&self.tools),
+            tools: offered.tools,
+            deferred_tools: offered.deferred,
             max_output_tokens: self.max_output_tokens,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));

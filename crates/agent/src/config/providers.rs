@@ -48,6 +48,7 @@ pub(super) struct FileProvider {
     request_timeout: Option<Spanned<u64>>,
     max_retries: Option<u32>,
     prompt_cache: Option<bool>,
+    native_tool_search: Option<bool>,
     temperature: Option<Spanned<f64>>,
     /// USD per million tokens.
     pricing: Option<Spanned<FilePricing>>,
@@ -105,6 +106,9 @@ pub struct ProviderEntry {
     pub max_retries: Option<u32>,
     /// Anthropic prompt-cache breakpoints (default on).
     pub prompt_cache: Option<bool>,
+    /// The API's own deferred loading of deferred tools where the format has it (Anthropic's
+    /// `defer_loading`; default on); off, the loaded tools are appended to the tools list.
+    pub native_tool_search: Option<bool>,
     /// The sampling temperature (0 to 2); `None`: the server's default.
     pub temperature: Option<Temperature>,
     /// What its models cost (`pricing = { input = 3.0, output = 15.0 }`, USD per million
@@ -229,6 +233,7 @@ pub(super) fn provider_entry(
         },
         max_retries: file.max_retries,
         prompt_cache: file.prompt_cache,
+        native_tool_search: file.native_tool_search,
         temperature,
         pricing,
         origin,

@@ -417,6 +417,9 @@ fn providers(out: &mut String, config: &Config) {
         if let Some(cache) = entry.prompt_cache {
             let _ = writeln!(out, "prompt_cache = {cache}");
         }
+        if let Some(native) = entry.native_tool_search {
+            let _ = writeln!(out, "native_tool_search = {native}");
+        }
         if let Some(temperature) = entry.temperature {
             let _ = writeln!(out, "temperature = {}", temperature.0);
         }

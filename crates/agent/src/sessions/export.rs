@@ -177,6 +177,9 @@ fn blocks_markdown(content: &[ContentBlock]) -> String {
         .map(|block| match block {
             ContentBlock::Text { text } => text.trim_end().to_owned(),
             ContentBlock::Image { mime_type, .. } => format!("*[image, {mime_type}]*"),
+            ContentBlock::ToolReference { tool_name } => {
+                toolhost_core::tool_reference_text(tool_name)
+            }
         })
         .collect::<Vec<_>>()
         .join("\n\n")

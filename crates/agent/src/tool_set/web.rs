@@ -131,8 +131,8 @@ impl WebSummarizer for ProviderSummarizer {
         let model_request = ModelRequest {
             system: SUMMARY_SYSTEM_PROMPT.to_owned(),
             messages: vec![Message::user(question)],
-            tools: Vec::new().into(),
             max_output_tokens: Some(SUMMARY_MAX_OUTPUT_TOKENS),
+            ..ModelRequest::default()
         };
         let answer = complete(provider.as_ref(), &model_request, cancel)
             .await

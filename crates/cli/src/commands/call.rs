@@ -134,6 +134,9 @@ fn render_content(content: &[ContentBlock]) -> String {
             ContentBlock::Image { data, mime_type } => {
                 format!("[image {mime_type}, {} bytes of base64]", data.len())
             }
+            ContentBlock::ToolReference { tool_name } => {
+                toolhost_core::tool_reference_text(tool_name)
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")

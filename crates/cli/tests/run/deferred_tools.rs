@@ -1,8 +1,10 @@
 //! Deferred tools in `toolhost run`: 500 generated custom tools and a real MCP server
 //! (server-everything) are far past the default budget (a tenth of the context window), so
-//! the model is sent the built-ins and `tool_search`, which names the rest; what `tool_search`
-//! loads is sent in full from the next request on, and a deferred tool, loaded or not, is
-//! called through the whole pipeline.
+//! the model is sent the built-ins and `tool_search` in full, which names the rest. What
+//! `tool_search` loads is sent in full from the next request on (chat completions, the
+//! Responses API), or, for Anthropic, every tool is sent every time, the deferred ones
+//! flagged, and the search's result references what it loaded. A deferred tool, loaded or
+//! not, is called through the whole pipeline.
 
 use pretty_assertions::assert_eq;
 
@@ -47,6 +49,28 @@ fn description(format: WireFormat, tool: &Value) -> &str {
     }
 }
 
+/// The text of a request's `tools` member, byte for byte: the request ends with it.
+fn tools_text(request: &RecordedRequest) -> &str {
+    let start = request
+        .raw_body
+        .find(",\"tools\":")
+        .expect("the request offers tools");
+    &request.raw_body[start..]
+}
+
+/// The content blocks of the Anthropic tool result answering `call_id`.
+fn anthropic_result<'a>(body: &'a Value, call_id: &str) -> &'a Value {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|message| message["content"].as_array())
+        .flatten()
+        .find(|block| block["type"] == "tool_result" && block["tool_use_id"] == call_id)
+        .map(|block| &block["content"])
+        .unwrap_or_else(|| panic!("no result for {call_id}"))
+}
+
 #[test]
 fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_the_pipeline() {
     for format in [
@@ -89,21 +113,10 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
         let requests = run_.requests();
         assert_eq!(requests.len(), 3, "{format:?}");
 
-        // First request: the built-ins and tool_search in full, the rest by name.
         let first = offered_tools(format, &requests[0].body);
         for expected in ["Read", "Bash", "tool_search"] {
             assert!(
                 first.contains(&expected.to_owned()),
-                "{format:?}: {first:?}"
-            );
-        }
-        for deferred in [
-            "export_shipment_asia",
-            "mcp__ev__echo",
-            "validate_sensor_africa",
-        ] {
-            assert!(
-                !first.contains(&deferred.to_owned()),
                 "{format:?}: {first:?}"
             );
         }
@@ -115,24 +128,11 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
         ] {
             assert!(search.contains(named), "{format:?}: {search}");
         }
-
-        // Second request: the same tools, then the two loaded, in full, in the order loaded.
-        let second = offered_tools(format, &requests[1].body);
-        assert_eq!(second[..first.len()], first[..], "{format:?}");
-        assert_eq!(
-            second[first.len()..],
-            ["export_shipment_asia", "mcp__ev__echo"],
-            "{format:?}"
-        );
-        let loaded = definition(format, &requests[1].body, "export_shipment_asia").to_string();
-        assert!(loaded.contains("shipmentId"), "{format:?}: {loaded}");
-        let searched = tool_results(format, &requests[1].body);
-        assert!(
-            searched[0]
-                .text
-                .contains("- export_shipment_asia: Runs the export action on shipment"),
-            "{format:?}: {searched:?}"
-        );
+        if format == WireFormat::Anthropic {
+            sends_every_tool_and_loads_by_reference(&requests);
+        } else {
+            injects_what_is_loaded(format, &requests);
+        }
 
         // Third request: the deferred tools ran with coerced arguments, or were refused by
         // validation, as any tool's calls are.
@@ -144,6 +144,104 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
             texts[2].contains("'sensorId': missing required parameter"),
             "{format:?}: {}",
             texts[2]
+        );
+    }
+}
+
+/// Chat completions and the Responses API: the first request has the built-ins and
+/// `tool_search`, the second those same tools and then the two loaded, in full, in the order
+/// loaded; the search's result names them in text.
+fn injects_what_is_loaded(format: WireFormat, requests: &[RecordedRequest]) {
+    let first = offered_tools(format, &requests[0].body);
+    for deferred in [
+        "export_shipment_asia",
+        "mcp__ev__echo",
+        "validate_sensor_africa",
+    ] {
+        assert!(
+            !first.contains(&deferred.to_owned()),
+            "{format:?}: {first:?}"
+        );
+    }
+    assert!(
+        !requests[0].raw_body.contains("defer_loading"),
+        "{format:?}"
+    );
+    let second = offered_tools(format, &requests[1].body);
+    assert_eq!(second[..first.len()], first[..], "{format:?}");
+    assert_eq!(
+        second[first.len()..],
+        ["export_shipment_asia", "mcp__ev__echo"],
+        "{format:?}"
+    );
+    let loaded = definition(format, &requests[1].body, "export_shipment_asia").to_string();
+    assert!(loaded.contains("shipmentId"), "{format:?}: {loaded}");
+    let searched = tool_results(format, &requests[1].body);
+    assert!(
+        searched[0]
+            .text
+            .contains("- export_shipment_asia: Runs the export action on shipment"),
+        "{format:?}: {searched:?}"
+    );
+    assert!(
+        searched[0]
+            .text
+            .ends_with("\n[loaded tool: export_shipment_asia]"),
+        "{format:?}: {searched:?}"
+    );
+    assert!(
+        !requests[1].raw_body.contains("tool_reference"),
+        "{format:?}"
+    );
+}
+
+/// Anthropic: every request sends every tool, byte for byte the same, the deferred ones with
+/// `defer_loading`; the search's results go back as the `tool_reference` blocks of what they
+/// loaded, which the API expands.
+fn sends_every_tool_and_loads_by_reference(requests: &[RecordedRequest]) {
+    let format = WireFormat::Anthropic;
+    // Compared whole, but not shown whole: the list is some 200 KB.
+    for later in &requests[1..] {
+        assert!(
+            tools_text(later) == tools_text(&requests[0]),
+            "the tools list changed between requests"
+        );
+    }
+    let body = &requests[0].body;
+    let offered = offered_tools(format, body);
+    assert!(offered.len() > 500, "{}", offered.len());
+    for deferred in [
+        "export_shipment_asia",
+        "mcp__ev__echo",
+        "validate_sensor_africa",
+    ] {
+        let tool = definition(format, body, deferred);
+        assert_eq!(tool["defer_loading"], true, "{tool}");
+        assert!(tool.get("cache_control").is_none(), "{tool}");
+    }
+    for sent_in_full in ["Read", "Bash", "tool_search"] {
+        let tool = definition(format, body, sent_in_full);
+        assert!(tool.get("defer_loading").is_none(), "{tool}");
+    }
+    // The cache breakpoint is on the last tool sent in full: tool_search, registered last.
+    let marked: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|tool| tool.get("cache_control").is_some())
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["tool_search"]);
+    assert_eq!(requests[0].header("anthropic-beta"), None);
+
+    for (call_id, tool) in [
+        ("search-1", "export_shipment_asia"),
+        ("search-2", "mcp__ev__echo"),
+    ] {
+        assert_eq!(
+            anthropic_result(&requests[1].body, call_id),
+            &json!([{"type": "tool_reference", "tool_name": tool}]),
+            "{call_id}"
         );
     }
 }

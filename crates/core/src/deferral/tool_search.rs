@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{DeferredTools, LoadedTools, SearchHits, SessionLoads};
-use crate::content::ToolOutput;
+use crate::content::{ContentBlock, ToolOutput};
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::tool::{Sensitivity, ToolAnnotations, ToolSpec, TypedTool};
@@ -140,7 +140,15 @@ impl TypedTool for ToolSearch {
             }
         }
         let matches: Vec<&str> = found.iter().map(|spec| spec.name.as_str()).collect();
-        Ok(ToolOutput::text(text).with_details(json!({
+        // The references let a provider that defers tools natively load the definitions
+        // itself, from this result, leaving the tools list (and its cache) as it was.
+        let mut output = ToolOutput::text(text);
+        output.content.extend(
+            matches
+                .iter()
+                .map(|name| ContentBlock::tool_reference(*name)),
+        );
+        Ok(output.with_details(json!({
             "query": params.query,
             "matches": matches,
             "loaded": newly,
@@ -216,6 +224,10 @@ mod tests {
              - mcp__git__log: Shows the commit log. (parameters: repo, max?)"
         );
         assert_eq!(loaded.names(), ["mcp__git__log"]);
+        assert_eq!(
+            result.content[1..],
+            [ContentBlock::tool_reference("mcp__git__log")]
+        );
 
         let unknown = registry
             .execute("2", TOOL_SEARCH_NAME, json!({"query": "select:nope"}))

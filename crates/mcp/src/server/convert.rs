@@ -67,6 +67,10 @@ fn content_block(block: ContentBlock) -> model::ContentBlock {
     match block {
         ContentBlock::Text { text } => model::ContentBlock::text(text),
         ContentBlock::Image { data, mime_type } => model::ContentBlock::image(data, mime_type),
+        // MCP has no such block; a client learns of the tool from `tools/list_changed`.
+        ContentBlock::ToolReference { tool_name } => {
+            model::ContentBlock::text(toolhost_core::tool_reference_text(&tool_name))
+        }
     }
 }
 

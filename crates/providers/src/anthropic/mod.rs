@@ -9,16 +9,21 @@
 //! as `redacted_thinking` (id [`REDACTED_THINKING`], the data in `signature`); reasoning from
 //! other providers is left out.
 //!
+//! Deferred tools are sent natively: every tool is in `tools`, the deferred ones with
+//! `defer_loading: true`, and a `tool_search` result goes back as the `tool_reference`
+//! blocks of the tools it loaded, which the API expands into their definitions in the
+//! conversation — the tools list never changes, so its cache is kept.
+//!
 //! With the prompt cache on, breakpoints (`cache_control: {"type": "ephemeral"}`) go on the
-//! last tool, the system block and the last block of the last two user messages — four, the
-//! most the API allows — so that each turn reads the prefix the previous one wrote.
+//! last tool not deferred, the system block and the last block of the last two user
+//! messages — four, the most the API allows — so that each turn reads the prefix the previous one wrote.
 //!
 //! The stream: `message_start` (input usage), then per content block `content_block_start`,
 //! `content_block_delta`s (`text_delta`, `thinking_delta`, `signature_delta`,
 //! `input_json_delta`) and `content_block_stop`, then `message_delta` (stop reason, output
 //! usage) and `message_stop`; `ping`s anywhere, and `error` events for overloads and faults.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value, json};
 use toolhost_core::conversation::{AssistantPart, Message, StopReason, Usage};
@@ -43,7 +48,7 @@ const CACHED_USER_TURNS: usize = 2;
 /// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
     let cache = config.prompt_cache;
-    let mut messages = conversation(&request.messages);
+    let mut messages = conversation(&request.messages, &request.deferred_tools);
     if cache {
         let mut marked = 0;
         for message in messages.iter_mut().rev() {
@@ -80,18 +85,34 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
     body
 }
 
-/// The tool definitions (`tools`), the last with a cache breakpoint when the cache is on.
-pub(crate) fn tools_body(config: &ProviderConfig, tools: &[ToolSpec]) -> Value {
-    let mut tools: Vec<Value> = tools
+/// The tool definitions (`tools`): those `deferred` names with `defer_loading: true`, and
+/// the last of the others with a cache breakpoint when the cache is on (deferred tools are
+/// not part of the cached prefix; what a search loads arrives in the conversation).
+pub(crate) fn tools_body(
+    config: &ProviderConfig,
+    tools: &[ToolSpec],
+    deferred: &BTreeSet<String>,
+) -> Value {
+    let mut tools: Vec<(bool, Value)> = tools
         .iter()
-        .map(|spec| DefinitionFormat::Anthropic.render(spec))
+        .map(|spec| {
+            let mut definition = DefinitionFormat::Anthropic.render(spec);
+            let is_deferred = deferred.contains(&spec.name);
+            if is_deferred && let Some(object) = definition.as_object_mut() {
+                object.insert("defer_loading".into(), true.into());
+            }
+            (is_deferred, definition)
+        })
         .collect();
     if config.prompt_cache
-        && let Some(last) = tools.last_mut()
+        && let Some((_, last)) = tools.iter_mut().rev().find(|(deferred, _)| !deferred)
     {
         mark_cached(last);
     }
-    tools.into()
+    tools
+        .into_iter()
+        .map(|(_, definition)| definition)
+        .collect()
 }
 
 fn mark_cached(block: &mut Value) {
@@ -101,8 +122,9 @@ fn mark_cached(block: &mut Value) {
 }
 
 /// The messages: user-side messages in a row merged into one (tool results first, as they
-/// come), assistant messages with nothing to send left out.
-fn conversation(messages: &[Message]) -> Vec<Value> {
+/// come), assistant messages with nothing to send left out. `deferred` names the tools the
+/// request sends deferred, which a result's tool references load.
+fn conversation(messages: &[Message], deferred: &BTreeSet<String>) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for message in messages {
         let (role, blocks) = match message {
@@ -111,7 +133,7 @@ fn conversation(messages: &[Message]) -> Vec<Value> {
                 let mut tool_result = Map::new();
                 tool_result.insert("type".into(), "tool_result".into());
                 tool_result.insert("tool_use_id".into(), result.tool_call_id.clone().into());
-                let content: Vec<Value> = result.content.iter().filter_map(block).collect();
+                let content = tool_result_content(&result.content, deferred);
                 if !content.is_empty() {
                     tool_result.insert("content".into(), content.into());
                 }
@@ -144,7 +166,27 @@ fn conversation(messages: &[Message]) -> Vec<Value> {
     out
 }
 
-/// A text or image block; empty text is left out, as the API refuses it.
+/// A tool result's content. A result that references tools this request defers (a
+/// `tool_search` result) is sent as those `tool_reference` blocks alone — the shape of a
+/// custom tool search's result, which the API expands into the tools' definitions; the text
+/// beside them only describes those tools. References to tools not deferred here (sent in
+/// full, gone, or a conversation resumed without native deferral) become text.
+fn tool_result_content(content: &[ContentBlock], deferred: &BTreeSet<String>) -> Vec<Value> {
+    let references: Vec<Value> = content
+        .iter()
+        .filter_map(ContentBlock::as_tool_reference)
+        .filter(|name| deferred.contains(*name))
+        .map(|name| json!({"type": "tool_reference", "tool_name": name}))
+        .collect();
+    if references.is_empty() {
+        content.iter().filter_map(block).collect()
+    } else {
+        references
+    }
+}
+
+/// A text or image block; empty text is left out, as the API refuses it. A tool reference
+/// here is one that cannot load anything: its text.
 fn block(content: &ContentBlock) -> Option<Value> {
     match content {
         ContentBlock::Text { text } if text.is_empty() => None,
@@ -153,6 +195,9 @@ fn block(content: &ContentBlock) -> Option<Value> {
             "type": "image",
             "source": {"type": "base64", "media_type": mime_type, "data": data},
         })),
+        ContentBlock::ToolReference { tool_name } => {
+            Some(json!({"type": "text", "text": toolhost_core::tool_reference_text(tool_name)}))
+        }
     }
 }
 

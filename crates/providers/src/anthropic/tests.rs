@@ -269,3 +269,51 @@ fn without_the_cache_no_breakpoint_and_foreign_reasoning_stays_home() {
         json!({"type": "text", "text": "Let me look."})
     );
 }
+
+#[test]
+fn deferred_tools_are_flagged_and_a_search_result_goes_back_as_tool_references() {
+    let config = ProviderConfig::anthropic("claude-sonnet-4-5");
+    let ephemeral = json!({"type": "ephemeral"});
+    let schema = json!({"type": "object", "properties": {}});
+    let body = crate::wire::full_body(&config, &crate::replay::deferred_search_request());
+    assert_eq!(
+        body["tools"],
+        json!([
+            {"name": "Read", "description": "Reads a file.", "input_schema": schema},
+            // The cached prefix ends at the last tool sent in full.
+            {"name": "tool_search", "description": "Finds deferred tools.",
+             "input_schema": schema, "cache_control": ephemeral},
+            {"name": "mcp__git__log", "description": "Shows the log.",
+             "input_schema": schema, "defer_loading": true},
+            {"name": "mcp__web__fetch", "description": "Fetches a page.",
+             "input_schema": schema, "defer_loading": true},
+        ])
+    );
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [
+            // A tool deferred no more cannot be referenced: its result is text.
+            {"type": "tool_result", "tool_use_id": "call_1", "content": [
+                {"type": "text", "text": "Loaded 1 tool(s):\n- mcp__old__gone: Shows the log."},
+                {"type": "text", "text": "[loaded tool: mcp__old__gone]"},
+            ]},
+            {"type": "tool_result", "tool_use_id": "call_2", "cache_control": ephemeral, "content": [
+                {"type": "tool_reference", "tool_name": "mcp__git__log"},
+            ]},
+        ]})
+    );
+}
+
+#[test]
+fn without_native_deferral_nothing_is_flagged_and_references_are_text() {
+    let config = ProviderConfig::anthropic("claude-sonnet-4-5");
+    let mut request = crate::replay::deferred_search_request();
+    request.deferred_tools = Default::default();
+    let body = crate::wire::full_body(&config, &request);
+    assert!(!body.to_string().contains("defer_loading"), "{body}");
+    assert!(!body.to_string().contains("tool_reference"), "{body}");
+    assert_eq!(
+        body["messages"][2]["content"][1]["content"][1],
+        json!({"type": "text", "text": "[loaded tool: mcp__git__log]"})
+    );
+}

@@ -104,6 +104,9 @@ fn user_content(content: &[ContentBlock]) -> Value {
                 "type": "image_url",
                 "image_url": {"url": format!("data:{mime_type};base64,{data}")},
             }),
+            ContentBlock::ToolReference { tool_name } => {
+                json!({"type": "text", "text": toolhost_core::tool_reference_text(tool_name)})
+            }
         })
         .collect()
 }

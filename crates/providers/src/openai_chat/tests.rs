@@ -304,3 +304,15 @@ fn a_configured_temperature_is_sent_in_every_format() {
         );
     }
 }
+
+#[test]
+fn a_tool_search_result_names_the_tools_it_loaded_in_text_and_nothing_is_flagged() {
+    let config = ProviderConfig::new("local", Api::OpenAiChat, "http://127.0.0.1:8091/v1", "m");
+    let body = crate::wire::full_body(&config, &crate::replay::deferred_search_request());
+    assert!(!body.to_string().contains("defer_loading"), "{body}");
+    assert_eq!(
+        body["messages"][3],
+        json!({"role": "tool", "tool_call_id": "call_2",
+               "content": "Loaded 1 tool(s):\n- mcp__git__log: Shows the log.\n[loaded tool: mcp__git__log]"})
+    );
+}

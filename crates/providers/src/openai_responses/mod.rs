@@ -40,11 +40,15 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
                 }
             }
             Message::ToolResult(result) => {
+                // Tool references degrade to text: this API's own tool search is not used.
                 let output = match result.content.as_slice() {
                     blocks
-                        if blocks
-                            .iter()
-                            .all(|b| matches!(b, ContentBlock::Text { .. })) =>
+                        if blocks.iter().all(|b| {
+                            matches!(
+                                b,
+                                ContentBlock::Text { .. } | ContentBlock::ToolReference { .. }
+                            )
+                        }) =>
                     {
                         Value::String(crate::wire::text_only(blocks))
                     }
@@ -101,6 +105,9 @@ fn input_part(block: &ContentBlock) -> Value {
             "type": "input_image",
             "image_url": format!("data:{mime_type};base64,{data}"),
         }),
+        ContentBlock::ToolReference { tool_name } => {
+            json!({"type": "input_text", "text": toolhost_core::tool_reference_text(tool_name)})
+        }
     }
 }
 

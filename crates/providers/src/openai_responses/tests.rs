@@ -252,3 +252,15 @@ fn the_request_carries_items_instructions_and_stateless_reasoning() {
         })
     );
 }
+
+#[test]
+fn a_tool_search_result_is_a_function_call_output_naming_the_tools_it_loaded() {
+    let config = ProviderConfig::new("o", Api::OpenAiResponses, "http://127.0.0.1:8091/v1", "m");
+    let body = crate::wire::full_body(&config, &crate::replay::deferred_search_request());
+    assert!(!body.to_string().contains("defer_loading"), "{body}");
+    assert_eq!(
+        body["input"][4],
+        json!({"type": "function_call_output", "call_id": "call_2",
+               "output": "Loaded 1 tool(s):\n- mcp__git__log: Shows the log.\n[loaded tool: mcp__git__log]"})
+    );
+}

@@ -142,6 +142,9 @@ pub struct RecordedRequest {
     /// The body parsed as JSON: `Null` when empty, a JSON string of the raw text when it is
     /// not JSON (the server answers 400 then).
     pub body: Value,
+    /// The body as sent, byte for byte (lossy UTF-8), for what JSON equality cannot tell
+    /// (the order of members, whitespace).
+    pub raw_body: String,
 }
 
 impl RecordedRequest {

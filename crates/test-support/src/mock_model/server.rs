@@ -170,9 +170,20 @@ async fn answer(
     request: Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let (body, json_error) = match to_bytes(body, MAX_REQUEST_BYTES).await {
-        Ok(bytes) => parse_body(&bytes),
-        Err(error) => (Value::Null, Some(format!("cannot read the body: {error}"))),
+    let (body, raw_body, json_error) = match to_bytes(body, MAX_REQUEST_BYTES).await {
+        Ok(bytes) => {
+            let (body, json_error) = parse_body(&bytes);
+            (
+                body,
+                String::from_utf8_lossy(&bytes).into_owned(),
+                json_error,
+            )
+        }
+        Err(error) => (
+            Value::Null,
+            String::new(),
+            Some(format!("cannot read the body: {error}")),
+        ),
     };
     let stream = body.get("stream") == Some(&Value::Bool(true));
     let include_usage = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
@@ -181,6 +192,7 @@ async fn answer(
         path: parts.uri.path().to_owned(),
         headers: header_map(&parts.headers),
         body,
+        raw_body,
     };
     let format = state.format;
     let asked = format!("{} {}", recorded.method, recorded.path);

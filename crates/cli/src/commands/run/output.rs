@@ -342,6 +342,9 @@ fn content_blocks(content: &[ContentBlock]) -> Value {
                     "type": "image",
                     "source": {"type": "base64", "media_type": mime_type, "data": data},
                 }),
+                ContentBlock::ToolReference { tool_name } => {
+                    json!({"type": "tool_reference", "tool_name": tool_name})
+                }
             })
             .collect(),
     )
