@@ -352,6 +352,49 @@ fn a_child_that_fails_is_an_error_result_and_a_failed_session() {
 }
 
 #[test]
+fn a_zero_turn_limit_is_refused_by_validation_and_no_child_runs() {
+    let fixture = Fixture::new();
+    // What a small model sends when it fills in every optional parameter.
+    let model = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Read notes.txt.", "maxIterations": 0}),
+        )
+        .into(),
+        Reply::text("I will do it myself.").into(),
+    ]);
+    let output = fixture
+        .run(
+            &model,
+            &["--allow", "spawn_agent", "--output-format", "json", "Try"],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "the child never asked the model");
+    let result = last(&requests[1], "tool");
+    assert!(
+        result.starts_with("Invalid arguments for tool 'spawn_agent':"),
+        "{result}"
+    );
+    assert!(
+        result.contains("'maxIterations': 0 is less than the minimum of 1"),
+        "{result}"
+    );
+    let parent_id = json_stdout(&output)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let children = fixture
+        .store()
+        .children(&parent_id.as_str().into())
+        .unwrap();
+    assert!(children.is_empty(), "{children:?}");
+}
+
+#[test]
 fn cancelling_the_parent_cancels_the_child_and_kills_its_bash_tree() {
     let fixture = Fixture::new();
     let model = fixture.model(vec![

@@ -127,9 +127,20 @@ async fn glob_bad_inputs_get_clear_errors() {
         .err("Glob", json!({"pattern": "*", "path": "README.md"}))
         .await;
     assert!(text.contains("is a file, not a folder"), "{text}");
+    // Nothing matched: the result says what kinds of file are there (target/ is ignored, and
+    // hidden files skipped, as in the search itself), and which tool finds a name.
     assert_eq!(
         bench.ok("Glob", json!({"pattern": "*.zig"})).await,
-        "No files match \"*.zig\" in . (ignored and hidden files are skipped unless the pattern names them)."
+        "No files match \"*.zig\" in . (ignored and hidden files are skipped unless the pattern \
+         names them). The files there are mostly *.rs (2), *.bin (1), *.md (1). To find the file \
+         that defines or mentions a name, use Grep."
+    );
+    let empty = Bench::new();
+    empty.write("LICENSE", "MIT\n");
+    assert_eq!(
+        empty.ok("Glob", json!({"pattern": "*.zig"})).await,
+        "No files match \"*.zig\" in . (ignored and hidden files are skipped unless the pattern \
+         names them)."
     );
 }
 

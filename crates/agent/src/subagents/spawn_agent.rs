@@ -28,7 +28,8 @@ pub struct SpawnAgentParams {
     pub model: Option<String>,
     /// Run in the background: get a run id at once and the answer at a later turn.
     pub background: Option<bool>,
-    /// The most model turns the sub-agent may take.
+    /// The most model turns the sub-agent may take (leave it out for the default).
+    #[schemars(range(min = 1))]
     pub max_iterations: Option<usize>,
     /// default, acceptEdits, plan or bypassPermissions; never looser than yours.
     pub permission_mode: Option<String>,

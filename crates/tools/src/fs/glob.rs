@@ -15,7 +15,9 @@ use toolhost_core::{
 };
 
 use super::text::not_found;
-use super::walk::{Collector, PathGlob, RuleSkips, literal_prefix, parallel_walk, skipped_note};
+use super::walk::{
+    Collector, PathGlob, RuleSkips, extensions_in, literal_prefix, parallel_walk, skipped_note,
+};
 use super::{blocking, path_subject};
 use crate::workspace::{Access, Workspace};
 
@@ -177,11 +179,29 @@ fn glob(
         .map(|(_, path)| workspace.display_path(path))
         .collect();
     let mut output = if total == 0 {
-        format!(
+        let mut nothing = format!(
             "No files match \"{pattern}\" in {} (ignored and hidden files are skipped unless \
              the pattern names them).",
             base.display()
-        )
+        );
+        // Where to look instead: the kinds of file that are there.
+        let here = extensions_in(
+            base.as_path(),
+            RuleSkips::for_call(workspace, ctx).as_ref(),
+            5,
+        );
+        if !here.is_empty() {
+            let kinds: Vec<String> = here
+                .iter()
+                .map(|(extension, count)| format!("*.{extension} ({count})"))
+                .collect();
+            nothing.push_str(&format!(
+                " The files there are mostly {}. To find the file that defines or mentions a \
+                 name, use Grep.",
+                kinds.join(", ")
+            ));
+        }
+        nothing
     } else {
         paths.join("\n")
     };

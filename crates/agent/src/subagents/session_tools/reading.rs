@@ -20,6 +20,7 @@ use crate::subagents::SubAgents;
 #[serde(deny_unknown_fields)]
 pub struct SessionsListParams {
     /// How many sessions to show (default 20).
+    #[schemars(range(min = 1))]
     pub limit: Option<usize>,
     /// How many to skip first.
     pub offset: Option<usize>,
@@ -99,6 +100,7 @@ pub struct SessionsHistoryParams {
     /// The session: its id, a unique prefix of it, or the run id SessionsSpawn gave.
     pub session_id: String,
     /// How many of its latest messages to show (default 20).
+    #[schemars(range(min = 1))]
     pub limit: Option<usize>,
 }
 
