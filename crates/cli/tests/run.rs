@@ -440,6 +440,51 @@ fn reaching_max_iterations_exits_1_with_error_max_turns() {
 }
 
 #[test]
+fn an_answer_that_only_repeats_the_tool_result_is_sent_back_once() {
+    // What a small model did with a Glob that found nothing: it answered with the result.
+    let echo = "No files match \"*.zig\" in . (ignored and hidden files are skipped unless the \
+                pattern names them). The files there are mostly *.txt (1). To find the file that \
+                defines or mentions a name, use Grep.";
+    let run_ = Run::new(
+        WireFormat::OpenAiChat,
+        vec![
+            Reply::tool_call("call_1", "Glob", json!({"pattern": "*.zig"})).into(),
+            Reply::text(echo).into(),
+            Reply::text("There are no Zig files here; the only file is hello.txt.").into(),
+        ],
+    );
+    let done = run(
+        &run_,
+        &["--output-format", "json", "Where are the Zig files?"],
+    );
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let result = &json_lines(&done.stdout)[0];
+    assert_eq!(
+        result["result"],
+        "There are no Zig files here; the only file is hello.txt."
+    );
+    let requests = run_.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(
+        tool_results(WireFormat::OpenAiChat, &requests[1].body)[0].text,
+        echo
+    );
+    // The echo is dropped; the model reads its tool result and the note.
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(
+        content_text(&last["content"]).contains("only repeated the last tool result"),
+        "{last}"
+    );
+    assert!(
+        !messages
+            .iter()
+            .any(|message| message["role"] == "assistant" && message["content"] == echo)
+    );
+}
+
+#[test]
 fn a_provider_failing_after_its_retries_exits_1() {
     let failure = || Step::Fail {
         status: 500,

@@ -8,6 +8,7 @@ pub mod compaction;
 mod deferred;
 mod events;
 mod inbox;
+mod nudges;
 mod repeats;
 mod tool_batch;
 mod transcript;
@@ -24,6 +25,7 @@ use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use inbox::Inbox;
+pub use nudges::{DESCRIBED_CALL_NOTE, ECHOED_RESULT_NOTE, IMITATED_TOOL_NOTE};
 pub use repeats::REPEATED_CALL_NOTE;
 pub use transcript::{Recorded, Transcript};
 
@@ -33,36 +35,12 @@ use compaction::{
     estimate_tokens,
 };
 use deferred::Deferral;
+use nudges::{Nudge, Nudges};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
 
 /// How many model turns a run may take when nothing else is configured (R25).
 pub const DEFAULT_MAX_ITERATIONS: usize = 50;
-
-/// Markup of the tool protocol that a text answer never holds: a small model that writes it
-/// is imitating a call or a result instead of making the call.
-const IMITATED_TOOL_MARKUP: [&str; 4] = [
-    "<tool_response>",
-    "</tool_response>",
-    "<tool_call>",
-    "</tool_call>",
-];
-
-/// What the model is told in place of an answer that imitated a tool result, which is
-/// dropped (at most [`MAX_IMITATION_NOTES`] times a run; then the answer stands).
-pub const IMITATED_TOOL_NOTE: &str = "[toolhost] Your previous reply imitated a tool result \
-     instead of calling the tool, so it was dropped: nothing in it came from the files. Call \
-     the tool you need now; answer only from what a real tool result says.";
-
-/// What the model is told when, before calling any tool in the run, it answers by naming an
-/// offered tool it means to use instead of calling it (small models describe the call in
-/// prose). Once a run; the answer after it stands.
-pub const DESCRIBED_CALL_NOTE: &str = "[toolhost] That reply names a tool but makes no call, \
-     so nothing was run. If you need the tool, call it now (a real tool call, not a \
-     description of one); otherwise answer the question.";
-
-/// How many times a run tells the model its answer imitated a tool result.
-const MAX_IMITATION_NOTES: usize = 2;
 
 /// What a run has so far.
 struct RunState<'a> {
@@ -435,9 +413,7 @@ impl AgentLoop {
         cancel: &CancellationToken,
     ) -> Result<RunOutcome, RunOutcome> {
         let mut repeats = RepeatedCalls::default();
-        let mut imitation_notes = 0;
-        let mut described_call_noted = false;
-        let mut called_a_tool = false;
+        let mut nudges = Nudges::default();
         loop {
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
@@ -460,38 +436,33 @@ impl AgentLoop {
             });
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
-            let imitates_a_tool = calls.is_empty()
-                && IMITATED_TOOL_MARKUP
-                    .iter()
-                    .any(|markup| text.contains(markup));
-            if imitates_a_tool
-                && imitation_notes < MAX_IMITATION_NOTES
+            if calls.is_empty()
                 && run.turns < self.max_iterations
+                && let Some(nudge) = nudges.for_answer(&text, &run.messages, |text| {
+                    self.names_an_offered_tool(text)
+                })
             {
-                // The made-up reply is dropped, not kept in the conversation: a small model
-                // that reads its own imitation back repeats it, note or not (Qwen2.5-Coder
-                // 1.5B did, even sampled at 0.6); without it, it makes the call.
-                imitation_notes += 1;
-                run.push(Message::user(IMITATED_TOOL_NOTE), None)?;
+                // A dropped reply is not kept in the conversation: a small model that reads
+                // its own imitation or echo back repeats it, note or not (Qwen2.5-Coder 1.5B
+                // did, even sampled at 0.6); without it, it makes the call.
+                let note = match nudge {
+                    Nudge::Drop(note) => note,
+                    Nudge::Keep(note) => {
+                        run.push(Message::Assistant(response), None)?;
+                        note
+                    }
+                };
+                run.push(Message::user(note), None)?;
                 continue;
             }
             run.push(Message::Assistant(response), None)?;
             if calls.is_empty() {
-                if !called_a_tool
-                    && !described_call_noted
-                    && run.turns < self.max_iterations
-                    && self.names_an_offered_tool(&text)
-                {
-                    described_call_noted = true;
-                    run.push(Message::user(DESCRIBED_CALL_NOTE), None)?;
-                    continue;
-                }
                 if run.turns < self.max_iterations && self.wait_for_inbox(cancel).await? {
                     continue;
                 }
                 return Ok(RunOutcome::Answered { text });
             }
-            called_a_tool = true;
+            nudges.called_a_tool();
             if run.turns >= self.max_iterations {
                 // Every call needs a result, or the conversation cannot go on later.
                 for call in &calls {
