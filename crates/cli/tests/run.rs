@@ -207,7 +207,8 @@ fn tool_results(format: WireFormat, body: &Value) -> Vec<SentResult> {
     }
 }
 
-/// The names of the tools a request offers.
+/// The names of the tools a request offers; the Responses API's client-executed tool search
+/// (`{"type": "tool_search"}`, which has no name) is `tool_search`, the tool that runs it.
 fn offered_tools(format: WireFormat, body: &Value) -> Vec<String> {
     body["tools"]
         .as_array()
@@ -216,6 +217,9 @@ fn offered_tools(format: WireFormat, body: &Value) -> Vec<String> {
         .map(|tool| {
             let name = match format {
                 WireFormat::OpenAiChat => &tool["function"]["name"],
+                WireFormat::OpenAiResponses if tool["type"] == "tool_search" => {
+                    return "tool_search".to_owned();
+                }
                 WireFormat::OpenAiResponses | WireFormat::Anthropic => &tool["name"],
             };
             name.as_str().unwrap().to_owned()

@@ -152,11 +152,12 @@ pub struct ProviderConfig {
     /// Whether to place Anthropic prompt-cache breakpoints (ignored by the other formats,
     /// whose caches need no markers).
     pub prompt_cache: bool,
-    /// Whether deferred tools use the API's own deferred loading where the format has it
-    /// (Anthropic: every tool sent, the deferred ones with `defer_loading`, loaded by the
-    /// `tool_reference` blocks of `tool_search`'s results; it needs a model with tool search,
-    /// Claude Sonnet 4.5, Haiku 4.5, Opus 4.5 and later). `false` sends only the loaded
-    /// tools, appended as they load, as the other formats always do.
+    /// Whether deferred tools use the API's own deferred loading where the format has it:
+    /// every tool sent, the deferred ones with `defer_loading`, loaded by `tool_search`'s
+    /// results — Anthropic's `tool_reference` blocks (Claude Sonnet 4.5, Haiku 4.5, Opus 4.5
+    /// and later), the Responses API's `tool_search_output` items (its client-executed tool
+    /// search, gpt-5.4 and later). `false` sends only the loaded tools, appended as they
+    /// load, as chat completions always does.
     pub native_tool_search: bool,
     /// The sampling temperature sent with every request; `None` sends none (the server's
     /// default). 0 makes a local model's answers repeatable.

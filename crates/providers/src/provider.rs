@@ -83,7 +83,8 @@ pub enum DeferredLoading {
     /// The API defers tools itself: every request offers every tool, the deferred ones
     /// flagged ([`ModelRequest::deferred_tools`]), and a tool result's tool references load
     /// them — the tools list stays the same, byte for byte, and so does its cache (Anthropic's
-    /// `defer_loading` and `tool_reference`).
+    /// `defer_loading` and `tool_reference`; the Responses API's `defer_loading` and
+    /// `tool_search_output`).
     Native,
 }
 

@@ -121,17 +121,17 @@ pub(crate) fn tools_json(
 ) -> String {
     let tools = match config.api {
         Api::OpenAiChat => openai_chat::tools_body(tools),
-        Api::OpenAiResponses => openai_responses::tools_body(tools),
+        Api::OpenAiResponses => openai_responses::tools_body(tools, deferred),
         Api::Anthropic => anthropic::tools_body(config, tools, deferred),
     };
     tools.to_string()
 }
 
-/// Whether the configured format is sent deferred tools natively: Anthropic's
-/// `defer_loading`, unless the configuration turns it off. The Responses API's tool search
-/// is not used (see the crate's README), chat completions has none.
+/// Whether the configured format is sent deferred tools natively, unless the configuration
+/// turns it off: Anthropic's `defer_loading` and `tool_reference`, the Responses API's
+/// `defer_loading` and client-executed tool search. Chat completions has none.
 pub(crate) fn native_deferral(config: &ProviderConfig) -> bool {
-    config.api == Api::Anthropic && config.native_tool_search
+    matches!(config.api, Api::Anthropic | Api::OpenAiResponses) && config.native_tool_search
 }
 
 /// The bytes of a request: `body` with `"tools": tools` as its last member when there are

@@ -107,7 +107,8 @@ pub struct ProviderEntry {
     /// Anthropic prompt-cache breakpoints (default on).
     pub prompt_cache: Option<bool>,
     /// The API's own deferred loading of deferred tools where the format has it (Anthropic's
-    /// `defer_loading`; default on); off, the loaded tools are appended to the tools list.
+    /// and the Responses API's `defer_loading`; default on); off, the loaded tools are
+    /// appended to the tools list.
     pub native_tool_search: Option<bool>,
     /// The sampling temperature (0 to 2); `None`: the server's default.
     pub temperature: Option<Temperature>,

@@ -1,10 +1,11 @@
 //! Deferred tools in `toolhost run`: 500 generated custom tools and a real MCP server
 //! (server-everything) are far past the default budget (a tenth of the context window), so
 //! the model is sent the built-ins and `tool_search` in full, which names the rest. What
-//! `tool_search` loads is sent in full from the next request on (chat completions, the
-//! Responses API), or, for Anthropic, every tool is sent every time, the deferred ones
-//! flagged, and the search's result references what it loaded. A deferred tool, loaded or
-//! not, is called through the whole pipeline.
+//! `tool_search` loads is sent in full from the next request on (chat completions), or every
+//! tool is sent every time, the deferred ones flagged, and the search's result loads what it
+//! found: for Anthropic as `tool_reference` blocks, for the Responses API as a
+//! `tool_search_output` item answering the model's `tool_search_call`. A deferred tool,
+//! loaded or not, is called through the whole pipeline.
 
 use pretty_assertions::assert_eq;
 
@@ -49,13 +50,20 @@ fn description(format: WireFormat, tool: &Value) -> &str {
     }
 }
 
-/// The text of a request's `tools` member, byte for byte: the request ends with it.
+/// The text of a request's `tools` member, byte for byte: the request ends with it (an
+/// earlier `"tools"`, a `tool_search_output`'s, is followed by more than one JSON value).
 fn tools_text(request: &RecordedRequest) -> &str {
-    let start = request
-        .raw_body
-        .find(",\"tools\":")
+    let raw = &request.raw_body;
+    let member = ",\"tools\":";
+    let start = raw
+        .match_indices(member)
+        .map(|(start, _)| start)
+        .find(|start| {
+            let value = &raw[start + member.len()..raw.len() - 1];
+            serde_json::from_str::<Value>(value).is_ok()
+        })
         .expect("the request offers tools");
-    &request.raw_body[start..]
+    &raw[start..]
 }
 
 /// The content blocks of the Anthropic tool result answering `call_id`.
@@ -81,19 +89,15 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
         let run_ = run_with_many_tools(
             format,
             vec![
-                Reply::tool_calls([
-                    (
+                // A `tool_search_call` item for the Responses API, a call of `tool_search`
+                // for the others.
+                Reply::default()
+                    .with_tool_search_call(
                         "search-1",
-                        "tool_search",
                         json!({"query": "export shipment records asia", "max_results": 1}),
-                    ),
-                    (
-                        "search-2",
-                        "tool_search",
-                        json!({"query": "select:mcp__ev__echo"}),
-                    ),
-                ])
-                .into(),
+                    )
+                    .with_tool_search_call("search-2", json!({"query": "select:mcp__ev__echo"}))
+                    .into(),
                 Reply::tool_calls([
                     (
                         "call-1",
@@ -128,16 +132,20 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
         ] {
             assert!(search.contains(named), "{format:?}: {search}");
         }
-        if format == WireFormat::Anthropic {
-            sends_every_tool_and_loads_by_reference(&requests);
-        } else {
-            injects_what_is_loaded(format, &requests);
+        match format {
+            WireFormat::Anthropic => sends_every_tool_and_loads_by_reference(&requests),
+            WireFormat::OpenAiResponses => sends_every_tool_and_loads_by_search_output(&requests),
+            WireFormat::OpenAiChat => injects_what_is_loaded(format, &requests),
         }
 
         // Third request: the deferred tools ran with coerced arguments, or were refused by
         // validation, as any tool's calls are.
         let results = tool_results(format, &requests[2].body);
-        let texts: Vec<&str> = results[2..].iter().map(|r| r.text.as_str()).collect();
+        let texts: Vec<&str> = results
+            .iter()
+            .filter(|result| result.call_id.starts_with("call-"))
+            .map(|r| r.text.as_str())
+            .collect();
         assert_eq!(texts[0], "export shipment S-1 x3 in asia", "{format:?}");
         assert_eq!(texts[1], "Echo: hi", "{format:?}");
         assert!(
@@ -148,7 +156,7 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
     }
 }
 
-/// Chat completions and the Responses API: the first request has the built-ins and
+/// Chat completions: the first request has the built-ins and
 /// `tool_search`, the second those same tools and then the two loaded, in full, in the order
 /// loaded; the search's result names them in text.
 fn injects_what_is_loaded(format: WireFormat, requests: &[RecordedRequest]) {
@@ -244,6 +252,79 @@ fn sends_every_tool_and_loads_by_reference(requests: &[RecordedRequest]) {
             "{call_id}"
         );
     }
+}
+
+/// The Responses API: every request sends every tool, byte for byte the same, the deferred
+/// ones with `defer_loading` and `tool_search` as the client-executed tool search; the
+/// model's `tool_search_call` items go back as they came, each answered by a
+/// `tool_search_output` item with the definitions of what it loaded, as `tools` has them.
+fn sends_every_tool_and_loads_by_search_output(requests: &[RecordedRequest]) {
+    let format = WireFormat::OpenAiResponses;
+    for later in &requests[1..] {
+        assert!(
+            tools_text(later) == tools_text(&requests[0]),
+            "the tools list changed between requests"
+        );
+    }
+    let body = &requests[0].body;
+    let offered = offered_tools(format, body);
+    assert!(offered.len() > 500, "{}", offered.len());
+    for deferred in [
+        "export_shipment_asia",
+        "mcp__ev__echo",
+        "validate_sensor_africa",
+    ] {
+        let tool = definition(format, body, deferred);
+        assert_eq!(tool["type"], "function", "{tool}");
+        assert_eq!(tool["defer_loading"], true, "{tool}");
+    }
+    for sent_in_full in ["Read", "Bash"] {
+        let tool = definition(format, body, sent_in_full);
+        assert!(tool.get("defer_loading").is_none(), "{tool}");
+    }
+    let search = definition(format, body, "tool_search");
+    assert_eq!(search["type"], "tool_search", "{search}");
+    assert_eq!(search["execution"], "client", "{search}");
+    assert_eq!(
+        search["parameters"]["required"],
+        json!(["query"]),
+        "{search}"
+    );
+
+    let input = requests[1].body["input"].as_array().unwrap();
+    let item = |kind: &str, call_id: &str| {
+        input
+            .iter()
+            .find(|item| item["type"] == kind && item["call_id"] == call_id)
+            .unwrap_or_else(|| panic!("no {kind} for {call_id}: {input:?}"))
+    };
+    assert_eq!(
+        item("tool_search_call", "search-1"),
+        &json!({"type": "tool_search_call", "call_id": "search-1", "execution": "client",
+                "status": "completed",
+                "arguments": {"query": "export shipment records asia", "max_results": 1}})
+    );
+    assert_eq!(
+        item("tool_search_call", "search-2")["arguments"],
+        json!({"query": "select:mcp__ev__echo"})
+    );
+    for (call_id, tool) in [
+        ("search-1", "export_shipment_asia"),
+        ("search-2", "mcp__ev__echo"),
+    ] {
+        assert_eq!(
+            item("tool_search_output", call_id),
+            &json!({"type": "tool_search_output", "call_id": call_id, "execution": "client",
+                    "status": "completed", "tools": [definition(format, body, tool)]}),
+            "{call_id}"
+        );
+    }
+    assert!(
+        !input
+            .iter()
+            .any(|item| item["type"] == "function_call" || item["type"] == "function_call_output"),
+        "{input:?}"
+    );
 }
 
 #[test]

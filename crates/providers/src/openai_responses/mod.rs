@@ -7,6 +7,17 @@
 //! [`AssistantPart::Reasoning`](toolhost_core::conversation::AssistantPart) keeps the item's
 //! `rs_…` id in `id` and its encrypted content in `signature`.
 //!
+//! Deferred tools are sent natively, with the API's client-executed tool search: every tool
+//! is in `tools`, the deferred ones with `defer_loading: true`, and our `tool_search` goes
+//! as `{"type": "tool_search", "execution": "client", "description", "parameters"}`. The
+//! model then emits a `tool_search_call` item (its `arguments` an object), read as a call of
+//! `tool_search`; it is sent back as that item, and its result as a `tool_search_output`
+//! item whose `tools` are the definitions of the tools it loaded, as they are in `tools` —
+//! the tools list never changes. Whether a request does this is decided per request (it
+//! defers tools and offers `tool_search`), so a conversation recorded with any provider
+//! renders either way: a call of `tool_search` is a `tool_search_call` here exactly when the
+//! request searches natively.
+//!
 //! The stream is typed events: `response.output_item.added` opens an item at an
 //! `output_index`, deltas (`response.output_text.delta`,
 //! `response.reasoning_summary_text.delta`, `response.function_call_arguments.delta`) extend
@@ -14,8 +25,11 @@
 //! (or `response.incomplete`) ends the response with its usage; `response.failed` and `error`
 //! report errors.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Value, json};
-use toolhost_core::conversation::{AssistantPart, Message, StopReason, Usage};
+use toolhost_core::conversation::{AssistantPart, Message, StopReason, ToolResultMessage, Usage};
+use toolhost_core::deferral::TOOL_SEARCH_NAME;
 use toolhost_core::{ContentBlock, ToolSpec};
 
 use crate::accumulate::{Emitter, ResponseBuilder};
@@ -26,6 +40,7 @@ use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_js
 
 /// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
+    let native = searches_natively(&request.tools, &request.deferred_tools);
     let mut input = Vec::new();
     for message in &request.messages {
         match message {
@@ -36,11 +51,14 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
             })),
             Message::Assistant(assistant) => {
                 for part in &assistant.content {
-                    input.extend(assistant_item(part));
+                    input.extend(assistant_item(part, native));
                 }
             }
+            Message::ToolResult(result) if native && result.tool_name == TOOL_SEARCH_NAME => {
+                input.push(tool_search_output(result, request));
+            }
             Message::ToolResult(result) => {
-                // Tool references degrade to text: this API's own tool search is not used.
+                // Tool references degrade to text: only a native search's output loads tools.
                 let output = match result.content.as_slice() {
                     blocks
                         if blocks.iter().all(|b| {
@@ -81,21 +99,69 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
     body
 }
 
-/// The tool definitions (`tools`).
-pub(crate) fn tools_body(tools: &[ToolSpec]) -> Value {
+/// Whether a request with these tools uses the API's tool search: it defers some (only a
+/// provider that defers natively is given any) and offers `tool_search`, which runs it.
+fn searches_natively(tools: &[ToolSpec], deferred: &BTreeSet<String>) -> bool {
+    !deferred.is_empty() && tools.iter().any(|spec| spec.name == TOOL_SEARCH_NAME)
+}
+
+/// The tool definitions (`tools`): functions, those `deferred` names with
+/// `defer_loading: true`, and `tool_search` as the client-executed tool search when the
+/// request searches natively.
+pub(crate) fn tools_body(tools: &[ToolSpec], deferred: &BTreeSet<String>) -> Value {
+    let native = searches_natively(tools, deferred);
     tools
         .iter()
         .map(|spec| {
-            // `strict` would demand schemas with every property required; ours are not.
-            json!({
-                "type": "function",
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": spec.parameters,
-                "strict": false,
-            })
+            if native && spec.name == TOOL_SEARCH_NAME {
+                json!({
+                    "type": "tool_search",
+                    "execution": "client",
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                })
+            } else {
+                function_tool(spec, deferred.contains(&spec.name))
+            }
         })
         .collect()
+}
+
+/// A function tool, as `tools` lists it and a `tool_search_output` loads it.
+fn function_tool(spec: &ToolSpec, deferred: bool) -> Value {
+    // `strict` would demand schemas with every property required; ours are not.
+    let mut tool = json!({
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": spec.parameters,
+        "strict": false,
+    });
+    if deferred {
+        tool["defer_loading"] = true.into();
+    }
+    tool
+}
+
+/// The `tool_search_output` answering a `tool_search_call`: the definitions of the deferred
+/// tools its result references, in its order. A reference to a tool the request does not
+/// defer (sent in full, or gone) loads nothing; an error result loads nothing either.
+fn tool_search_output(result: &ToolResultMessage, request: &ModelRequest) -> Value {
+    let tools: Vec<Value> = result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_tool_reference)
+        .filter(|name| request.deferred_tools.contains(*name))
+        .filter_map(|name| request.tools.iter().find(|spec| spec.name == name))
+        .map(|spec| function_tool(spec, true))
+        .collect();
+    json!({
+        "type": "tool_search_output",
+        "call_id": result.tool_call_id,
+        "execution": "client",
+        "status": "completed",
+        "tools": tools,
+    })
 }
 
 fn input_part(block: &ContentBlock) -> Value {
@@ -113,8 +179,9 @@ fn input_part(block: &ContentBlock) -> Value {
 
 /// The input item for one part of an earlier response. Reasoning goes back only when it came
 /// from this API (an `rs_…` id and encrypted content): other providers' reasoning means
-/// nothing here.
-fn assistant_item(part: &AssistantPart) -> Option<Value> {
+/// nothing here. A call of `tool_search` is the `tool_search_call` it was when the request
+/// searches `native`ly, its arguments an object.
+fn assistant_item(part: &AssistantPart, native: bool) -> Option<Value> {
     match part {
         AssistantPart::Text { text } if text.is_empty() => None,
         AssistantPart::Text { text } => Some(json!({
@@ -140,6 +207,13 @@ fn assistant_item(part: &AssistantPart) -> Option<Value> {
             }))
         }
         AssistantPart::Reasoning { .. } => None,
+        AssistantPart::ToolCall(call) if native && call.name == TOOL_SEARCH_NAME => Some(json!({
+            "type": "tool_search_call",
+            "call_id": call.id,
+            "execution": "client",
+            "status": "completed",
+            "arguments": crate::wire::sendable_arguments(&call.arguments),
+        })),
         AssistantPart::ToolCall(call) => Some(json!({
             "type": "function_call",
             "call_id": call.id,
@@ -193,6 +267,13 @@ impl StreamDecoder for ResponsesDecoder {
                         field("name"),
                         field("arguments"),
                     ),
+                    Some("tool_search_call") if is_client_search(item) => response.tool_call(
+                        out,
+                        index,
+                        field("call_id").or(field("id")),
+                        Some(TOOL_SEARCH_NAME),
+                        None,
+                    ),
                     _ => {}
                 }
             }
@@ -229,6 +310,20 @@ impl StreamDecoder for ResponsesDecoder {
                         response.tool_call(out, index, field("call_id"), field("name"), None);
                         if let Some(arguments) = field("arguments") {
                             response.tool_call_arguments_done(out, index, arguments);
+                        }
+                    }
+                    // Its arguments arrive whole, as an object, with the finished item.
+                    Some("tool_search_call") if is_client_search(item) => {
+                        let id = field("call_id").or(field("id"));
+                        response.tool_call(out, index, id, Some(TOOL_SEARCH_NAME), None);
+                        match item.get("arguments") {
+                            None | Some(Value::Null) => {}
+                            Some(Value::String(text)) => {
+                                response.tool_call_arguments_done(out, index, text);
+                            }
+                            Some(object) => {
+                                response.tool_call_arguments_done(out, index, &object.to_string());
+                            }
                         }
                     }
                     _ => {}
@@ -270,6 +365,11 @@ impl StreamDecoder for ResponsesDecoder {
         }
         Ok(Progress::Continue)
     }
+}
+
+/// Whether a `tool_search_call` item is ours to run: not one the server ran itself.
+fn is_client_search(item: &Value) -> bool {
+    item.get("execution").and_then(Value::as_str) != Some("server")
 }
 
 fn read_usage(usage: &Value) -> Usage {

@@ -254,13 +254,125 @@ fn the_request_carries_items_instructions_and_stateless_reasoning() {
 }
 
 #[test]
-fn a_tool_search_result_is_a_function_call_output_naming_the_tools_it_loaded() {
+fn deferred_tools_are_flagged_and_tool_search_is_the_client_executed_tool_search() {
+    let config = ProviderConfig::new("o", Api::OpenAiResponses, "http://127.0.0.1:8091/v1", "m");
+    let schema = json!({"type": "object", "properties": {}});
+    let body = crate::wire::full_body(&config, &crate::replay::deferred_search_request());
+    assert_eq!(
+        body["tools"],
+        json!([
+            {"type": "function", "name": "Read", "description": "Reads a file.",
+             "parameters": schema, "strict": false},
+            {"type": "tool_search", "execution": "client",
+             "description": "Finds deferred tools.", "parameters": schema},
+            {"type": "function", "name": "mcp__git__log", "description": "Shows the log.",
+             "parameters": schema, "strict": false, "defer_loading": true},
+            {"type": "function", "name": "mcp__web__fetch", "description": "Fetches a page.",
+             "parameters": schema, "strict": false, "defer_loading": true},
+        ])
+    );
+}
+
+#[test]
+fn a_search_goes_back_as_its_tool_search_call_and_an_output_with_the_loaded_definitions() {
     let config = ProviderConfig::new("o", Api::OpenAiResponses, "http://127.0.0.1:8091/v1", "m");
     let body = crate::wire::full_body(&config, &crate::replay::deferred_search_request());
+    let loaded = body["tools"][2].clone();
+    assert_eq!(
+        body["input"],
+        json!([
+            {"type": "message", "role": "user",
+             "content": [{"type": "input_text", "text": "Show the log."}]},
+            {"type": "tool_search_call", "call_id": "call_1", "execution": "client",
+             "status": "completed", "arguments": {"query": "commit log"}},
+            {"type": "tool_search_call", "call_id": "call_2", "execution": "client",
+             "status": "completed", "arguments": {"query": "commit log"}},
+            // A tool deferred no more (sent in full, or gone) is not loaded again.
+            {"type": "tool_search_output", "call_id": "call_1", "execution": "client",
+             "status": "completed", "tools": []},
+            // The loaded tool's definition, as `tools` has it.
+            {"type": "tool_search_output", "call_id": "call_2", "execution": "client",
+             "status": "completed", "tools": [loaded]},
+        ])
+    );
+}
+
+#[test]
+fn a_streamed_tool_search_call_is_a_call_of_tool_search_with_its_object_arguments() {
+    let added = json!({"id": "tsc_1", "type": "tool_search_call", "status": "in_progress",
+        "call_id": "call_s1", "execution": "client", "arguments": {}});
+    let done = json!({"id": "tsc_1", "type": "tool_search_call", "status": "completed",
+        "call_id": "call_s1", "execution": "client",
+        "arguments": {"query": "commit log", "max_results": 2}});
+    // A search the server ran itself is none of ours.
+    let hosted = json!({"id": "tsc_2", "type": "tool_search_call", "status": "completed",
+        "call_id": null, "execution": "server", "arguments": {"paths": ["git"]}});
+    let bytes = stream(&[
+        created(),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": done}),
+        json!({"type": "response.output_item.added", "output_index": 1, "item": hosted}),
+        json!({"type": "response.output_item.done", "output_index": 1, "item": hosted}),
+        completed(json!([done, hosted])),
+    ]);
+    let replay = play_every_way(Api::OpenAiResponses, &bytes);
+    assert_eq!(
+        replay.message().content,
+        vec![AssistantPart::ToolCall(ToolCall {
+            id: "call_s1".into(),
+            name: "tool_search".into(),
+            arguments: r#"{"query":"commit log","max_results":2}"#.into(),
+        })]
+    );
+    assert_eq!(replay.message().stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        replay.events,
+        vec![
+            StreamEvent::ToolCallStart {
+                index: 0,
+                id: "call_s1".into(),
+                name: "tool_search".into()
+            },
+            StreamEvent::ToolCallDelta {
+                index: 0,
+                arguments: r#"{"query":"commit log","max_results":2}"#.into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn without_native_deferral_a_search_is_a_function_call_whose_output_names_what_it_loaded() {
+    let config = ProviderConfig::new("o", Api::OpenAiResponses, "http://127.0.0.1:8091/v1", "m");
+    let mut request = crate::replay::deferred_search_request();
+    request.deferred_tools = Default::default();
+    let body = crate::wire::full_body(&config, &request);
     assert!(!body.to_string().contains("defer_loading"), "{body}");
+    assert!(!body.to_string().contains("tool_search_"), "{body}");
+    assert_eq!(
+        body["tools"][1],
+        json!({"type": "function", "name": "tool_search", "description": "Finds deferred tools.",
+               "parameters": {"type": "object", "properties": {}}, "strict": false})
+    );
+    assert_eq!(
+        body["input"][2],
+        json!({"type": "function_call", "call_id": "call_2", "name": "tool_search",
+               "arguments": "{\"query\":\"commit log\"}"})
+    );
     assert_eq!(
         body["input"][4],
         json!({"type": "function_call_output", "call_id": "call_2",
                "output": "Loaded 1 tool(s):\n- mcp__git__log: Shows the log.\n[loaded tool: mcp__git__log]"})
     );
+}
+
+#[test]
+fn the_responses_api_defers_natively_unless_native_tool_search_is_off() {
+    let mut config =
+        ProviderConfig::new("o", Api::OpenAiResponses, "http://127.0.0.1:8091/v1", "m");
+    let loading =
+        |config: &ProviderConfig| crate::connect(config.clone()).unwrap().deferred_loading();
+    assert_eq!(loading(&config), crate::DeferredLoading::Native);
+    config.native_tool_search = false;
+    assert_eq!(loading(&config), crate::DeferredLoading::Injected);
 }

@@ -1,11 +1,13 @@
 //! The OpenAI Responses API (`POST /v1/responses`): SSE `event: <type>` / `data: {…}` frames
 //! whose `type` matches the event name and which carry a `sequence_number` from 0, or one
 //! `response` object. There is no `[DONE]`: `response.completed` (or `response.incomplete`)
-//! ends the stream.
+//! ends the stream. A tool-search call is a `tool_search_call` item, `output_item.added`
+//! then `output_item.done` with its `arguments` object whole (no argument deltas: the shape
+//! Codex CLI's test server streams).
 
 use serde_json::{Map, Value, json};
 
-use super::script::{CallEvent, Reasoning, Reply, Stop};
+use super::script::{CallEvent, CallKind, Reasoning, Reply, Stop};
 use super::{CREATED, ResponseContext, event_frame};
 
 /// The path this format is served on.
@@ -94,25 +96,39 @@ pub(crate) fn stream_frames(reply: &Reply, context: &ResponseContext) -> Vec<Str
 
     for event in reply.call_plan() {
         match event {
+            CallEvent::Start(index) if is_search(reply, index) => events.push(
+                "response.output_item.added",
+                json!({"output_index": output_index + index, "item": {
+                    "id": ids.call(reply, index), "type": "tool_search_call",
+                    "status": "in_progress", "call_id": reply.tool_calls[index].id,
+                    "execution": "client", "arguments": {},
+                }}),
+            ),
+            CallEvent::Arguments(index, _) if is_search(reply, index) => {}
+            CallEvent::End(index) if is_search(reply, index) => events.push(
+                "response.output_item.done",
+                json!({"output_index": output_index + index,
+                       "item": call_item(reply, &ids, index)}),
+            ),
             CallEvent::Start(index) => {
                 let call = &reply.tool_calls[index];
                 events.push(
                     "response.output_item.added",
                     json!({"output_index": output_index + index, "item": {
-                        "id": ids.call(index), "type": "function_call", "status": "in_progress",
+                        "id": ids.call(reply, index), "type": "function_call", "status": "in_progress",
                         "arguments": "", "call_id": call.id, "name": call.name,
                     }}),
                 );
             }
             CallEvent::Arguments(index, piece) => events.push(
                 "response.function_call_arguments.delta",
-                json!({"item_id": ids.call(index), "output_index": output_index + index,
+                json!({"item_id": ids.call(reply, index), "output_index": output_index + index,
                        "delta": piece}),
             ),
             CallEvent::End(index) => {
                 events.push(
                     "response.function_call_arguments.done",
-                    json!({"item_id": ids.call(index), "output_index": output_index + index,
+                    json!({"item_id": ids.call(reply, index), "output_index": output_index + index,
                            "arguments": reply.tool_calls[index].arguments}),
                 );
                 events.push(
@@ -229,10 +245,25 @@ fn message_item(reply: &Reply, ids: &ItemIds) -> Value {
     })
 }
 
+fn is_search(reply: &Reply, index: usize) -> bool {
+    reply.tool_calls[index].kind == CallKind::ToolSearch
+}
+
 fn call_item(reply: &Reply, ids: &ItemIds, index: usize) -> Value {
     let call = &reply.tool_calls[index];
+    if call.kind == CallKind::ToolSearch {
+        let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or_default();
+        return json!({
+            "id": ids.call(reply, index),
+            "type": "tool_search_call",
+            "status": "completed",
+            "call_id": call.id,
+            "execution": "client",
+            "arguments": arguments,
+        });
+    }
     json!({
-        "id": ids.call(index),
+        "id": ids.call(reply, index),
         "type": "function_call",
         "status": "completed",
         "arguments": call.arguments,
@@ -257,8 +288,12 @@ impl ItemIds {
         }
     }
 
-    fn call(&self, index: usize) -> String {
-        format!("fc_{}_{}", self.number, index + 1)
+    fn call(&self, reply: &Reply, index: usize) -> String {
+        let prefix = match reply.tool_calls[index].kind {
+            CallKind::Function => "fc",
+            CallKind::ToolSearch => "tsc",
+        };
+        format!("{prefix}_{}_{}", self.number, index + 1)
     }
 }
 

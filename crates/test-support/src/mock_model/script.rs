@@ -214,6 +214,21 @@ impl Reply {
             id: id.into(),
             name: name.into(),
             arguments: raw.to_owned(),
+            kind: CallKind::Function,
+        });
+        self
+    }
+
+    /// Adds a call of the client-executed tool search, as a model does that is offered
+    /// `{"type": "tool_search", "execution": "client"}`: the Responses API sends it as a
+    /// `tool_search_call` item (`arguments` an object, whole in the item, no argument
+    /// deltas), the other formats as a call of the tool `tool_search`.
+    pub fn with_tool_search_call(mut self, id: impl Into<String>, arguments: Value) -> Self {
+        self.tool_calls.push(ScriptedCall {
+            id: id.into(),
+            name: TOOL_SEARCH.to_owned(),
+            arguments: arguments.to_string(),
+            kind: CallKind::ToolSearch,
         });
         self
     }
@@ -267,12 +282,25 @@ pub(crate) struct Reasoning {
     pub(crate) signature: Option<String>,
 }
 
+/// The name a tool-search call has in the formats without one of their own.
+const TOOL_SEARCH: &str = "tool_search";
+
 /// A scripted tool call; `arguments` is the JSON text exactly as it will be sent.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ScriptedCall {
     pub(crate) id: String,
     pub(crate) name: String,
     pub(crate) arguments: String,
+    pub(crate) kind: CallKind,
+}
+
+/// What kind of call the model makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CallKind {
+    /// A call of a tool (a function).
+    Function,
+    /// A call of the API's client-executed tool search (see [`Reply::with_tool_search_call`]).
+    ToolSearch,
 }
 
 /// Scripted token counts; `input` includes `cached` and `cache_write`.

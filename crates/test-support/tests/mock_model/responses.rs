@@ -164,3 +164,39 @@ async fn responses_without_stream_returns_the_response_object() {
     );
     assert_eq!(body["status"], "completed");
 }
+
+#[tokio::test]
+async fn a_tool_search_call_is_a_tool_search_call_item_with_object_arguments_and_no_deltas() {
+    let reply = Reply::default()
+        .with_tool_search_call("call_s", json!({"query": "commit log"}))
+        .with_tool_call("call_r", "Read", json!({"path": "x"}))
+        .with_fault(Fault::SplitDeltas(3));
+    let frames = sse_frames(WireFormat::OpenAiResponses, &reply);
+    let events: Vec<Value> = frames
+        .iter()
+        .map(|frame| crate::support::parse_frame(frame).1)
+        .filter(|event| event["output_index"] == 0)
+        .collect();
+    let item = json!({"id": "tsc_1_1", "type": "tool_search_call", "status": "completed",
+        "call_id": "call_s", "execution": "client", "arguments": {"query": "commit log"}});
+    assert_eq!(
+        events,
+        [
+            json!({"type": "response.output_item.added", "sequence_number": 2, "output_index": 0,
+                   "item": {"id": "tsc_1_1", "type": "tool_search_call", "status": "in_progress",
+                            "call_id": "call_s", "execution": "client", "arguments": {}}}),
+            json!({"type": "response.output_item.done", "sequence_number": 3, "output_index": 0,
+                   "item": item}),
+        ]
+    );
+    let body = response_body(WireFormat::OpenAiResponses, &reply);
+    assert_eq!(body["output"][0], item);
+    assert_eq!(body["output"][1]["type"], "function_call");
+
+    // The other formats play it as a call of the tool `tool_search`.
+    let chat = response_body(WireFormat::OpenAiChat, &reply);
+    assert_eq!(
+        chat["choices"][0]["message"]["tool_calls"][0]["function"],
+        json!({"name": "tool_search", "arguments": "{\"query\":\"commit log\"}"})
+    );
+}
