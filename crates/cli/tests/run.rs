@@ -462,17 +462,17 @@ fn an_answer_that_only_repeats_the_tool_result_is_sent_back_once() {
         &["--output-format", "json", "Where are the Zig files?"],
     );
     assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let requests = run_.requests();
+    assert_eq!(
+        tool_results(WireFormat::OpenAiChat, &requests[1].body)[0].text,
+        echo
+    );
     let result = &json_lines(&done.stdout)[0];
     assert_eq!(
         result["result"],
         "There are no Zig files here; the only file is hello.txt."
     );
-    let requests = run_.requests();
     assert_eq!(requests.len(), 3);
-    assert_eq!(
-        tool_results(WireFormat::OpenAiChat, &requests[1].body)[0].text,
-        echo
-    );
     // The echo is dropped; the model reads its tool result and the note.
     let messages = requests[2].body["messages"].as_array().unwrap();
     let last = messages.last().unwrap();
