@@ -255,19 +255,30 @@ impl CustomTools {
 
     /// A watcher on [`Self::watched_paths`]; after [`ToolWatcher::changed`] returns, call
     /// [`Self::reload`]. Paths created later are not watched until a new watcher is made.
+    ///
+    /// With no path to watch (the usual case: no tool folder exists), [`ToolWatcher::changed`]
+    /// never returns, as before, but no watcher thread (nor inotify instance) is started: a
+    /// thread that would never report anything, on `toolhost serve`'s path to its first reply.
     pub fn watch(&self) -> Result<ToolWatcher, notify::Error> {
         let (sender, events) = mpsc::unbounded_channel();
+        let paths = self.watched_paths();
+        if paths.is_empty() {
+            return Ok(ToolWatcher {
+                _watcher: None,
+                events,
+            });
+        }
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
                 if event.is_ok_and(|event| !event.kind.is_access()) {
                     let _ = sender.send(());
                 }
             })?;
-        for path in self.watched_paths() {
+        for path in paths {
             watcher.watch(&path, RecursiveMode::Recursive)?;
         }
         Ok(ToolWatcher {
-            _watcher: watcher,
+            _watcher: Some(watcher),
             events,
         })
     }
@@ -275,7 +286,7 @@ impl CustomTools {
 
 /// Tells when files under the tool sources change.
 pub struct ToolWatcher {
-    _watcher: notify::RecommendedWatcher,
+    _watcher: Option<notify::RecommendedWatcher>,
     events: mpsc::UnboundedReceiver<()>,
 }
 
