@@ -157,7 +157,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Call(args) => {
             let agent = agent()?;
-            let runtime = runtime()?;
+            // One call: a runtime on this thread, without the worker threads a session needs
+            // (their start is a tenth of a small call's whole process).
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             let approver = approval::approver_for_call(args.yes, args.reads_stdin());
             let (_, registry, _, _mcp) = registry_on(&runtime, approver)?;
             // The registry holds only what the agent is offered.
