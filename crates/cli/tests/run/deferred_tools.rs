@@ -358,3 +358,50 @@ fn a_threshold_above_the_definitions_defers_nothing_and_always_loaded_tools_stay
     assert!(offered.contains(&"sync_sensor_asia".to_owned()));
     assert!(!offered.contains(&"tool_search".to_owned()));
 }
+
+#[test]
+fn native_tool_search_off_injects_the_loaded_tools_where_the_api_could_defer_them() {
+    let run_ = run_with_many_tools(
+        WireFormat::OpenAiResponses,
+        vec![
+            // With the API's tool search off, `tool_search` is a function like any other.
+            Reply::tool_calls([
+                (
+                    "search-1",
+                    "tool_search",
+                    json!({"query": "export shipment records asia", "max_results": 1}),
+                ),
+                (
+                    "search-2",
+                    "tool_search",
+                    json!({"query": "select:mcp__ev__echo"}),
+                ),
+            ])
+            .into(),
+            Reply::text("Done.").into(),
+        ],
+    );
+    let config_path = run_.dirs.project_config();
+    let config = std::fs::read_to_string(&config_path).unwrap();
+    let mock_model = "model = \"mock-model\"\n";
+    assert!(config.contains(mock_model), "{config}");
+    write_file(
+        &config_path,
+        config.replace(
+            mock_model,
+            &format!("{mock_model}native_tool_search = false\n"),
+        ),
+    );
+    let done = run(&run_, &["--yes", "Export shipment S-1"]);
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let requests = run_.requests();
+    assert_eq!(requests.len(), 2);
+    injects_what_is_loaded(WireFormat::OpenAiResponses, &requests);
+    let search = definition(
+        WireFormat::OpenAiResponses,
+        &requests[0].body,
+        "tool_search",
+    );
+    assert_eq!(search["type"], "function", "{search}");
+    assert!(!requests[1].raw_body.contains("tool_search_output"));
+}
