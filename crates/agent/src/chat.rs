@@ -16,7 +16,7 @@ use crate::agent_loop::compaction::Compacted;
 use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
 use crate::assembly::AssembledAgent;
 use crate::config::Config;
-use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
+use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider, is_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{
@@ -297,22 +297,21 @@ impl ChatSession {
     /// or a model of the provider in use.
     fn model_flags(&self, choice: &str) -> Result<ModelFlags, String> {
         let words: Vec<&str> = choice.split_whitespace().collect();
-        let is_provider = |name: &str| {
-            self.config.providers.contains_key(name) || matches!(name, "openai" | "anthropic")
-        };
         match words[..] {
             [provider, model] => Ok(ModelFlags {
                 provider: Some(provider.to_owned()),
                 model: Some(model.to_owned()),
             }),
-            [name] if name != self.provider.entry.name && is_provider(name) => Ok(ModelFlags {
-                provider: Some(name.to_owned()),
-                model: self
-                    .config
-                    .providers
-                    .get(name)
-                    .and_then(|entry| entry.model.clone()),
-            }),
+            [name] if name != self.provider.entry.name && is_provider(&self.config, name) => {
+                Ok(ModelFlags {
+                    provider: Some(name.to_owned()),
+                    model: self
+                        .config
+                        .providers
+                        .get(name)
+                        .and_then(|entry| entry.model.clone()),
+                })
+            }
             [model] => Ok(ModelFlags {
                 provider: Some(self.provider.entry.name.clone()),
                 model: Some(model.to_owned()),

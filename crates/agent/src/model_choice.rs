@@ -61,7 +61,7 @@ pub fn choose_provider(
             Some(entry) => entry.clone(),
             None => conventional(&name, env).ok_or_else(|| {
                 let mut known: Vec<&str> = config.providers.keys().map(String::as_str).collect();
-                known.extend(["openai", "anthropic"]);
+                known.extend(CONVENTIONAL_PROVIDERS);
                 ModelChoiceError(format!(
                     "unknown provider '{name}'{}: the providers are {} (configure others as \
                      [providers.NAME] in .toolhost/config.toml)",
@@ -155,6 +155,14 @@ fn default_provider(
         ));
     };
     conventional(name, env).ok_or_else(|| ModelChoiceError(format!("no provider '{name}'")))
+}
+
+/// The providers known without configuration, by their conventional variables.
+pub const CONVENTIONAL_PROVIDERS: [&str; 2] = ["openai", "anthropic"];
+
+/// Whether `name` is a provider `choose_provider` knows: configured, or conventional.
+pub fn is_provider(config: &Config, name: &str) -> bool {
+    config.providers.contains_key(name) || CONVENTIONAL_PROVIDERS.contains(&name)
 }
 
 /// `openai` and `anthropic` from their conventional variables.

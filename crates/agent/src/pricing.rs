@@ -162,7 +162,9 @@ pub fn provider_pricing(entry: &ProviderEntry, model: &str) -> Option<Pricing> {
 pub fn pricing_for(config: &Config, provider: &str, model: &str) -> Option<Pricing> {
     match config.providers.get(provider) {
         Some(entry) => provider_pricing(entry, model),
-        None if matches!(provider, "openai" | "anthropic") => built_in_pricing(model),
+        None if crate::model_choice::CONVENTIONAL_PROVIDERS.contains(&provider) => {
+            built_in_pricing(model)
+        }
         None => None,
     }
 }
