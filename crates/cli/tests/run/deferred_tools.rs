@@ -203,28 +203,45 @@ fn injects_what_is_loaded(format: WireFormat, requests: &[RecordedRequest]) {
     );
 }
 
-/// Anthropic: every request sends every tool, byte for byte the same, the deferred ones with
-/// `defer_loading`; the search's results go back as the `tool_reference` blocks of what they
-/// loaded, which the API expands.
-fn sends_every_tool_and_loads_by_reference(requests: &[RecordedRequest]) {
-    let format = WireFormat::Anthropic;
+/// What native deferral sends in every format that has it: every tool in every request, byte
+/// for byte the same, the deferred ones flagged `defer_loading`; the first request's body.
+fn sends_every_tool_the_deferred_flagged(
+    format: WireFormat,
+    requests: &[RecordedRequest],
+) -> &Value {
     // Compared whole, but not shown whole: the list is some 200 KB.
     for later in &requests[1..] {
         assert!(
             tools_text(later) == tools_text(&requests[0]),
-            "the tools list changed between requests"
+            "{format:?}: the tools list changed between requests"
         );
     }
     let body = &requests[0].body;
     let offered = offered_tools(format, body);
-    assert!(offered.len() > 500, "{}", offered.len());
+    assert!(offered.len() > 500, "{format:?}: {}", offered.len());
     for deferred in [
         "export_shipment_asia",
         "mcp__ev__echo",
         "validate_sensor_africa",
     ] {
         let tool = definition(format, body, deferred);
-        assert_eq!(tool["defer_loading"], true, "{tool}");
+        assert_eq!(tool["defer_loading"], true, "{format:?}: {tool}");
+    }
+    body
+}
+
+/// Anthropic: every request sends every tool, byte for byte the same, the deferred ones with
+/// `defer_loading`; the search's results go back as the `tool_reference` blocks of what they
+/// loaded, which the API expands.
+fn sends_every_tool_and_loads_by_reference(requests: &[RecordedRequest]) {
+    let format = WireFormat::Anthropic;
+    let body = sends_every_tool_the_deferred_flagged(format, requests);
+    for deferred in [
+        "export_shipment_asia",
+        "mcp__ev__echo",
+        "validate_sensor_africa",
+    ] {
+        let tool = definition(format, body, deferred);
         assert!(tool.get("cache_control").is_none(), "{tool}");
     }
     for sent_in_full in ["Read", "Bash", "tool_search"] {
@@ -260,15 +277,7 @@ fn sends_every_tool_and_loads_by_reference(requests: &[RecordedRequest]) {
 /// `tool_search_output` item with the definitions of what it loaded, as `tools` has them.
 fn sends_every_tool_and_loads_by_search_output(requests: &[RecordedRequest]) {
     let format = WireFormat::OpenAiResponses;
-    for later in &requests[1..] {
-        assert!(
-            tools_text(later) == tools_text(&requests[0]),
-            "the tools list changed between requests"
-        );
-    }
-    let body = &requests[0].body;
-    let offered = offered_tools(format, body);
-    assert!(offered.len() > 500, "{}", offered.len());
+    let body = sends_every_tool_the_deferred_flagged(format, requests);
     for deferred in [
         "export_shipment_asia",
         "mcp__ev__echo",
@@ -276,7 +285,6 @@ fn sends_every_tool_and_loads_by_search_output(requests: &[RecordedRequest]) {
     ] {
         let tool = definition(format, body, deferred);
         assert_eq!(tool["type"], "function", "{tool}");
-        assert_eq!(tool["defer_loading"], true, "{tool}");
     }
     for sent_in_full in ["Read", "Bash"] {
         let tool = definition(format, body, sent_in_full);
