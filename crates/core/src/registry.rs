@@ -141,6 +141,13 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// Whether the spec of some registered tool satisfies `predicate` (without copying the
+    /// specs, as [`Self::specs`] does).
+    pub fn any_spec(&self, predicate: impl FnMut(&ToolSpec) -> bool) -> bool {
+        let mut predicate = predicate;
+        self.read().values().any(|entry| predicate(&entry.spec))
+    }
+
     /// Every name, in registration order.
     pub fn names(&self) -> Vec<String> {
         self.read().keys().cloned().collect()

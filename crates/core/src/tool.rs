@@ -175,6 +175,12 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's spec. Read once, when the tool is registered.
     fn spec(&self) -> ToolSpec;
 
+    /// The tool's name, as [`Self::spec`] gives it. Override it where the spec is costly to
+    /// make and the name is not ([`TypedTool`]'s schema is derived on every `spec`).
+    fn name(&self) -> String {
+        self.spec().name
+    }
+
     /// Runs the tool on arguments that were already coerced and validated against
     /// `spec().parameters`. Must honour `ctx.cancellation()`.
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
@@ -241,6 +247,10 @@ impl<T: TypedTool> Tool for T {
     fn spec(&self) -> ToolSpec {
         self.describe()
             .with_parameters(schema_for_params::<T::Params>())
+    }
+
+    fn name(&self) -> String {
+        self.describe().name
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {

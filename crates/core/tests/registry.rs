@@ -52,6 +52,11 @@ fn r7_register_get_has_all_names_and_unregister() {
     assert_eq!(registry.get("Echo").unwrap().spec().label, "Echo text");
     assert_eq!(registry.all().len(), 4);
     assert_eq!(registry.spec("Lines").unwrap().name, "Lines");
+    // A tool's name without its spec: typed (schema not derived) and dynamic alike.
+    assert_eq!(Echo.name(), Echo.spec().name);
+    assert_eq!(dynamic("Dyn").name(), "Dyn");
+    assert!(registry.any_spec(|spec| spec.label == "Echo text"));
+    assert!(!registry.any_spec(|spec| spec.name == "Missing"));
 
     assert!(registry.unregister("Dyn"));
     assert!(!registry.unregister("Dyn"));

@@ -134,13 +134,17 @@ impl AgentConfig {
         self.server_origins = origins;
     }
 
-    /// The `allowed_tools` entries that name none of `tools` (typos, or a server that is
-    /// down), to warn about.
-    pub fn unmatched_allowed_tools(&self, tools: &[ToolSpec]) -> Vec<String> {
+    /// The `allowed_tools` entries that name no tool (typos, or a server that is down), to
+    /// warn about. `any_tool(named)` tells whether some tool's spec satisfies `named`: over a
+    /// registry, [`ToolRegistry::any_spec`], which copies no spec.
+    pub fn unmatched_allowed_tools(
+        &self,
+        any_tool: impl Fn(&dyn Fn(&ToolSpec) -> bool) -> bool,
+    ) -> Vec<String> {
         self.allowed_tools
             .iter()
             .flat_map(ToolSelection::rules)
-            .filter(|rule| !tools.iter().any(|tool| rule.names_tool(tool)))
+            .filter(|rule| !any_tool(&|tool| rule.names_tool(tool)))
             .map(ToString::to_string)
             .collect()
     }

@@ -203,7 +203,7 @@ impl SubAgents {
         self.subagent_tools()
             .into_iter()
             .chain(self.session_tools())
-            .find(|tool| tool.spec().name == name)
+            .find(|tool| tool.name() == name)
     }
 
     /// Cancels every run still going on and waits for them (their process trees stopped and

@@ -382,8 +382,8 @@ async fn build_registry_with(
     // must not take its name.
     let session_tools = subagents.session_tools();
     let mut taken = registry.names();
-    taken.push(notify.spec().name);
-    taken.extend(session_tools.iter().map(|tool| tool.spec().name));
+    taken.push(notify.name());
+    taken.extend(session_tools.iter().map(|tool| tool.name()));
     let (custom, discovery) = CustomTools::discover(
         host.build(),
         config.custom_tools.paths.clone(),
@@ -410,7 +410,7 @@ async fn build_registry_with(
         registry.register_arc(tool)?;
     }
     registry.register_arc(notify)?;
-    for entry in agent.unmatched_allowed_tools(&registry.specs()) {
+    for entry in agent.unmatched_allowed_tools(|named| registry.any_spec(named)) {
         tracing::warn!(
             "agent '{}': allowed_tools entry '{entry}' names no tool (a typo, or an MCP server \
              that did not start?)",
