@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, idempotently, what the MCP tests need from the registries: a Python venv under
-# $TOOLHOST_CACHE (default ~/.cache/toolhost) with the official Python SDK `mcp` and the
-# reference server `mcp-server-git`, and `npm ci` here (the TypeScript SDK, the conformance
+# $TOOLHOST_CACHE (default ~/.cache/toolhost) with the official Python SDK `mcp`, the
+# reference server `mcp-server-git` and the model providers' official Python SDKs `openai`
+# and `anthropic` (whose types tests/provider-sdks/check_wire.py checks the wire against), and `npm ci` here (the TypeScript SDK, the conformance
 # suite, Node 22, and the reference servers `server-everything` and `server-filesystem`).
 # Prints the variables the Rust tests read; use it as `eval "$(tests/mcp-clients/setup.sh)"`.
 # Nothing is skipped: when an install fails, this script fails.
@@ -22,7 +23,7 @@ if ! command -v dbus-daemon >/dev/null; then
 fi
 
 # Pinned; reinstalled only when the pins change.
-python_packages="mcp==2.3.0 mcp-server-git==2026.10.19"
+python_packages="mcp==2.3.0 mcp-server-git==2026.10.19 openai==3.57.0 anthropic==2.16.0"
 venv="$cache/venv"
 if [ "$(cat "$venv/.toolhost-pin" 2>/dev/null)" != "$python_packages" ]; then
     echo "-- installing $python_packages into $venv" >&2

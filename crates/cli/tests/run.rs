@@ -7,6 +7,8 @@
 
 #[path = "run/deferred_tools.rs"]
 mod deferred_tools;
+#[path = "run/provider_sdk_wire.rs"]
+mod provider_sdk_wire;
 mod support;
 
 use std::path::{Path, PathBuf};

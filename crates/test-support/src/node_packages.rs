@@ -1,5 +1,5 @@
 //! The packages `tests/mcp-clients/setup.sh` installs from the registries — Node 22, the
-//! reference MCP servers (npm), `mcp-server-git` (PyPI) — and
+//! reference MCP servers (npm), `mcp-server-git` and the providers' SDKs (PyPI) — and
 //! `@modelcontextprotocol/server-everything` run on its HTTP transports.
 //!
 //! The script exports `TOOLHOST_TEST_NODE_MODULES` and `TOOLHOST_TEST_VENV`
@@ -15,7 +15,8 @@ pub fn node_modules() -> PathBuf {
     installed_folder("TOOLHOST_TEST_NODE_MODULES")
 }
 
-/// The Python virtual environment holding `mcp-server-git`, from `TOOLHOST_TEST_VENV`.
+/// The Python virtual environment holding `mcp-server-git` and the `openai` and `anthropic`
+/// SDKs, from `TOOLHOST_TEST_VENV`.
 pub fn venv() -> PathBuf {
     installed_folder("TOOLHOST_TEST_VENV")
 }

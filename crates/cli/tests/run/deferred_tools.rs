@@ -13,7 +13,7 @@ use super::*;
 
 /// A run of `format` with the 500 generated tools (`fixtures/many_tools.js`) in the workspace
 /// and server-everything configured as `ev`.
-fn run_with_many_tools(format: WireFormat, script: Vec<Step>) -> Run {
+pub(super) fn run_with_many_tools(format: WireFormat, script: Vec<Step>) -> Run {
     let run_ = Run::new(format, script);
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/many_tools.js");
     write_file(
@@ -79,6 +79,36 @@ fn anthropic_result<'a>(body: &'a Value, call_id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no result for {call_id}"))
 }
 
+/// The prompt [`search_then_call_replies`] answers.
+pub(super) const SEARCH_THEN_CALL_PROMPT: &str = "Export shipment S-1 three times";
+
+/// The model's side of a run with the many tools: two searches, which load
+/// `export_shipment_asia` and `mcp__ev__echo`; calls of those two and of
+/// `validate_sensor_africa`, never loaded; then text.
+pub(super) fn search_then_call_replies() -> [Reply; 3] {
+    [
+        // A `tool_search_call` item for the Responses API, a call of `tool_search` for the
+        // others.
+        Reply::default()
+            .with_tool_search_call(
+                "search-1",
+                json!({"query": "export shipment records asia", "max_results": 1}),
+            )
+            .with_tool_search_call("search-2", json!({"query": "select:mcp__ev__echo"})),
+        Reply::tool_calls([
+            (
+                "call-1",
+                "export_shipment_asia",
+                json!({"shipmentId": "S-1", "count": "3"}),
+            ),
+            ("call-2", "mcp__ev__echo", json!({"message": "hi"})),
+            // Never loaded: still looked up, validated and refused like any call.
+            ("call-3", "validate_sensor_africa", json!({})),
+        ]),
+        Reply::text("Done."),
+    ]
+}
+
 #[test]
 fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_the_pipeline() {
     for format in [
@@ -86,33 +116,9 @@ fn tool_search_loads_deferred_tools_for_the_next_request_and_they_run_through_th
         WireFormat::OpenAiResponses,
         WireFormat::Anthropic,
     ] {
-        let run_ = run_with_many_tools(
-            format,
-            vec![
-                // A `tool_search_call` item for the Responses API, a call of `tool_search`
-                // for the others.
-                Reply::default()
-                    .with_tool_search_call(
-                        "search-1",
-                        json!({"query": "export shipment records asia", "max_results": 1}),
-                    )
-                    .with_tool_search_call("search-2", json!({"query": "select:mcp__ev__echo"}))
-                    .into(),
-                Reply::tool_calls([
-                    (
-                        "call-1",
-                        "export_shipment_asia",
-                        json!({"shipmentId": "S-1", "count": "3"}),
-                    ),
-                    ("call-2", "mcp__ev__echo", json!({"message": "hi"})),
-                    // Never loaded: still looked up, validated and refused like any call.
-                    ("call-3", "validate_sensor_africa", json!({})),
-                ])
-                .into(),
-                Reply::text("Done.").into(),
-            ],
-        );
-        let done = run(&run_, &["--yes", "Export shipment S-1 three times"]);
+        let script = Vec::from(search_then_call_replies().map(Step::from));
+        let run_ = run_with_many_tools(format, script);
+        let done = run(&run_, &["--yes", SEARCH_THEN_CALL_PROMPT]);
         assert_eq!(done.status, Some(0), "{format:?} stderr: {}", done.stderr);
         let requests = run_.requests();
         assert_eq!(requests.len(), 3, "{format:?}");

@@ -187,7 +187,10 @@ pub(crate) fn response_body(reply: &Reply, context: &ResponseContext) -> Value {
     let usage = reply.usage;
     let usage = json!({
         "input_tokens": usage.input,
-        "input_tokens_details": {"cached_tokens": usage.cached},
+        "input_tokens_details": {
+            "cached_tokens": usage.cached,
+            "cache_write_tokens": usage.cache_write,
+        },
         "output_tokens": usage.output,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": usage.input + usage.output,
@@ -195,6 +198,9 @@ pub(crate) fn response_body(reply: &Reply, context: &ResponseContext) -> Value {
     response(reply, context, status, output, usage)
 }
 
+/// A `response` object. The API echoes the request's `tools`, `tool_choice` and
+/// `parallel_tool_calls` in it; the mock, which answers without reading the request, gives
+/// no tools and the defaults.
 fn response(
     reply: &Reply,
     context: &ResponseContext,
@@ -215,6 +221,9 @@ fn response(
         "incomplete_details": incomplete,
         "model": reply.model(),
         "output": output,
+        "parallel_tool_calls": true,
+        "tool_choice": "auto",
+        "tools": [],
         "usage": usage,
     })
 }

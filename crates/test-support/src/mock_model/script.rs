@@ -244,7 +244,8 @@ impl Reply {
     }
 
     /// Sets the prompt tokens written to the cache (Anthropic's
-    /// `cache_creation_input_tokens`; the OpenAI formats do not report it).
+    /// `cache_creation_input_tokens`, the Responses API's
+    /// `input_tokens_details.cache_write_tokens`; chat completions does not report it).
     pub fn with_cache_write(mut self, tokens: u64) -> Self {
         self.usage.cache_write = tokens;
         self

@@ -96,7 +96,8 @@ async fn responses_stream_accumulates_and_numbers_every_event() {
             ],
             end: "response.completed".into(),
             usage: json!({
-                "input_tokens": 50, "input_tokens_details": {"cached_tokens": 40},
+                "input_tokens": 50,
+                "input_tokens_details": {"cached_tokens": 40, "cache_write_tokens": 0},
                 "output_tokens": 12, "output_tokens_details": {"reasoning_tokens": 0},
                 "total_tokens": 62,
             }),
