@@ -127,9 +127,9 @@ pub fn readable_markdown(html: &str, url: &str) -> Readable {
     }
     Readable {
         title: html_title(html),
-        markdown: htmd::convert(html)
-            .map(|markdown| markdown.trim().to_owned())
-            .unwrap_or_else(|_| html.to_owned()),
+        // The converter readability uses (dom_query's), on the whole document: one HTML
+        // parser in the binary, not two (each brings its tables of tag and attribute names).
+        markdown: dom_query::Document::from(html).md(None).trim().to_owned(),
         method: "whole page",
     }
 }
