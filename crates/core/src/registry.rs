@@ -143,8 +143,7 @@ impl ToolRegistry {
 
     /// Whether the spec of some registered tool satisfies `predicate` (without copying the
     /// specs, as [`Self::specs`] does).
-    pub fn any_spec(&self, predicate: impl FnMut(&ToolSpec) -> bool) -> bool {
-        let mut predicate = predicate;
+    pub fn any_spec(&self, mut predicate: impl FnMut(&ToolSpec) -> bool) -> bool {
         self.read().values().any(|entry| predicate(&entry.spec))
     }
 
