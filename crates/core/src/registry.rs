@@ -1,7 +1,7 @@
 //! The tool registry (R7, R8): the set of tools a model may call, and the door to the pipeline.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use futures::FutureExt as _;
 use indexmap::IndexMap;
@@ -23,11 +23,24 @@ use crate::tool::{Tool, ToolSpec};
 /// The longest tool name function-calling APIs accept.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 
-/// A tool with what registration computed once: its spec and its compiled validator.
+/// A tool with what is computed once for it: its spec and its compiled validator.
+///
+/// A spec from elsewhere (an MCP server, a JavaScript module) is read and its schema compiled
+/// at registration, so that a broken one is refused there. The spec of a tool whose schema is
+/// derived from a Rust type ([`Tool::schema_is_trusted`]) is derived on first use instead
+/// (a listing, a call, a filter that reads it), once: schema generation was a fifth of
+/// `serve`'s start-up, for tools a session may never list or call.
 pub(crate) struct RegisteredTool {
-    pub(crate) spec: ToolSpec,
+    spec: OnceLock<ToolSpec>,
     pub(crate) validator: ArgumentValidator,
     pub(crate) tool: Arc<dyn Tool>,
+}
+
+impl RegisteredTool {
+    /// The tool's spec, read from the tool the first time it is needed.
+    pub(crate) fn spec(&self) -> &ToolSpec {
+        self.spec.get_or_init(|| self.tool.spec())
+    }
 }
 
 /// The registry: tools by name, in registration order, and the pipeline every call goes
@@ -63,27 +76,36 @@ impl ToolRegistry {
 
     /// Registers a shared tool; see [`Self::register`].
     pub fn register_arc(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        let spec = tool.spec();
-        check_name(&spec.name)?;
-        let validator = if tool.schema_is_trusted() {
-            ArgumentValidator::deferred(&spec.parameters)
+        let (name, entry) = if tool.schema_is_trusted() {
+            let name = tool.name();
+            let entry = RegisteredTool {
+                spec: OnceLock::new(),
+                validator: ArgumentValidator::deferred(),
+                tool,
+            };
+            (name, entry)
         } else {
-            ArgumentValidator::compile(&spec.parameters)
-        }
-        .map_err(|reason| RegistryError::InvalidSchema {
-            name: spec.name.clone(),
-            reason,
-        })?;
-        let mut tools = self.write();
-        if tools.contains_key(&spec.name) {
-            return Err(RegistryError::Duplicate(spec.name));
-        }
-        let entry = RegisteredTool {
-            spec,
-            validator,
-            tool,
+            let spec = tool.spec();
+            let validator = ArgumentValidator::compile(&spec.parameters).map_err(|reason| {
+                RegistryError::InvalidSchema {
+                    name: spec.name.clone(),
+                    reason,
+                }
+            })?;
+            let name = spec.name.clone();
+            let entry = RegisteredTool {
+                spec: OnceLock::from(spec),
+                validator,
+                tool,
+            };
+            (name, entry)
         };
-        tools.insert(entry.spec.name.clone(), Arc::new(entry));
+        check_name(&name)?;
+        let mut tools = self.write();
+        if tools.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        tools.insert(name, Arc::new(entry));
         drop(tools);
         self.changes.send_modify(|version| *version += 1);
         Ok(())
@@ -117,7 +139,7 @@ impl ToolRegistry {
 
     /// The spec the tool of that name was registered with.
     pub fn spec(&self, name: &str) -> Option<ToolSpec> {
-        self.read().get(name).map(|entry| entry.spec.clone())
+        self.read().get(name).map(|entry| entry.spec().clone())
     }
 
     /// Whether a tool of that name is registered.
@@ -137,14 +159,14 @@ impl ToolRegistry {
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.read()
             .values()
-            .map(|entry| entry.spec.clone())
+            .map(|entry| entry.spec().clone())
             .collect()
     }
 
     /// Whether the spec of some registered tool satisfies `predicate` (without copying the
     /// specs, as [`Self::specs`] does).
     pub fn any_spec(&self, mut predicate: impl FnMut(&ToolSpec) -> bool) -> bool {
-        self.read().values().any(|entry| predicate(&entry.spec))
+        self.read().values().any(|entry| predicate(entry.spec()))
     }
 
     /// Every name, in registration order.
@@ -171,7 +193,7 @@ impl ToolRegistry {
     pub fn definitions_as(&self, format: DefinitionFormat) -> Vec<Value> {
         self.read()
             .values()
-            .map(|entry| format.render(&entry.spec))
+            .map(|entry| format.render(entry.spec()))
             .collect()
     }
 
@@ -199,10 +221,21 @@ impl ToolRegistry {
         let selected = self
             .read()
             .iter()
-            .filter(|(_, entry)| keep(&entry.spec))
+            .filter(|(_, entry)| keep(entry.spec()))
             .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
             .collect();
         self.derived(selected)
+    }
+
+    /// A new registry with every tool of this one, sharing its tools and pipeline: what
+    /// `filter(|_| true)` gives, without deriving any spec that was not needed yet.
+    pub fn share_all(&self) -> Self {
+        let all = self
+            .read()
+            .iter()
+            .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
+            .collect();
+        self.derived(all)
     }
 
     /// A receiver whose value changes whenever a tool is registered or removed (for MCP's
@@ -266,9 +299,13 @@ impl ToolRegistry {
         event: &SessionEvent,
         session: &SessionInfo,
     ) -> Vec<SessionListenerFailure> {
-        let entries: Vec<Arc<RegisteredTool>> = self.read().values().cloned().collect();
+        let entries: Vec<(String, Arc<RegisteredTool>)> = self
+            .read()
+            .iter()
+            .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
+            .collect();
         let mut failures = Vec::new();
-        for entry in entries {
+        for (name, entry) in entries {
             let outcome = AssertUnwindSafe(entry.tool.on_session(event, session))
                 .catch_unwind()
                 .await;
@@ -278,12 +315,12 @@ impl ToolRegistry {
                 Err(_) => "the listener panicked".to_owned(),
             };
             tracing::warn!(
-                tool = %entry.spec.name,
+                tool = %name,
                 event = event.name(),
                 "session listener failed: {message}"
             );
             failures.push(SessionListenerFailure {
-                tool: entry.spec.name.clone(),
+                tool: name,
                 message,
             });
         }

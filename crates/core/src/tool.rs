@@ -172,7 +172,9 @@ impl ToolSpec {
 /// implement this trait directly.
 #[async_trait::async_trait]
 pub trait Tool: Send + Sync + 'static {
-    /// The tool's spec. Read once, when the tool is registered.
+    /// The tool's spec. Read once by a registry: when the tool is registered, or, for a tool
+    /// whose schema is trusted ([`Self::schema_is_trusted`]), the first time the registry needs
+    /// it (a listing, a call, a filter on specs).
     fn spec(&self) -> ToolSpec;
 
     /// The tool's name, as [`Self::spec`] gives it. Override it where the spec is costly to
@@ -193,8 +195,9 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Whether `spec().parameters` was written by this program — derived from a Rust type (as
     /// [`TypedTool`]'s always is) or a literal in its code — so that it compiles: the registry
-    /// then compiles it on the first call instead of at registration, and start-up builds no
-    /// validator for tools that are never called. `false` (the default) for schemas from
+    /// then reads the spec when it first needs it and compiles the schema on the first call,
+    /// instead of both at registration, and start-up derives no schema and builds no validator
+    /// for tools that are never listed or called. `false` (the default) for schemas from
     /// elsewhere (MCP servers, JavaScript modules), which are checked when registered.
     fn schema_is_trusted(&self) -> bool {
         false

@@ -233,3 +233,67 @@ async fn untrusted_schemas_are_checked_at_registration_and_trusted_ones_on_first
         result.text()
     );
 }
+
+/// A trusted tool that counts how often its spec is derived.
+struct CountedSpec {
+    name: &'static str,
+    derived: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[async_trait::async_trait]
+impl toolhost_core::Tool for CountedSpec {
+    fn spec(&self) -> ToolSpec {
+        self.derived
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ToolSpec::new(self.name, "counts its specs")
+            .with_parameters(json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
+    }
+
+    fn name(&self) -> String {
+        self.name.to_owned()
+    }
+
+    async fn execute(&self, args: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(args.to_string()))
+    }
+
+    fn schema_is_trusted(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_trusted_spec_is_derived_on_first_use_once_and_its_name_checked_at_registration() {
+    let derived = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = || derived.load(std::sync::atomic::Ordering::SeqCst);
+    let registry = ToolRegistry::new();
+    registry
+        .register(CountedSpec {
+            name: "Counted",
+            derived: Arc::clone(&derived),
+        })
+        .unwrap();
+    // Registration, names, a copy for a mode that keeps everything: no spec derived.
+    let copy = registry.for_mode(toolhost_core::permission::PermissionMode::Default);
+    assert_eq!(copy.names(), vec!["Counted".to_owned()]);
+    assert_eq!(count(), 0);
+    // The first listing derives it, and the copy shares it; calls and listings reuse it.
+    assert_eq!(registry.definitions().len(), 1);
+    assert_eq!(count(), 1);
+    let result = copy.execute("c", "Counted", json!({"n": "7"})).await;
+    assert_eq!(result.text(), r#"{"n":7}"#, "coerced by the derived schema");
+    assert_eq!(registry.specs()[0].name, "Counted");
+    assert_eq!(count(), 1);
+    // The name is still checked when the tool is registered.
+    let clash = registry.register(CountedSpec {
+        name: "Counted",
+        derived: Arc::clone(&derived),
+    });
+    assert!(matches!(clash, Err(RegistryError::Duplicate(name)) if name == "Counted"));
+    let invalid = registry.register(CountedSpec {
+        name: "has space",
+        derived: Arc::clone(&derived),
+    });
+    assert!(invalid.is_err(), "{invalid:?}");
+    assert_eq!(count(), 1);
+}

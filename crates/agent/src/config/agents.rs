@@ -126,6 +126,10 @@ impl AgentConfig {
 
     /// The tools of `registry` the agent is offered, sharing its pipeline (R16).
     pub fn offered(&self, registry: &ToolRegistry) -> ToolRegistry {
+        if self.allowed_tools.is_none() && self.disallowed_tools.is_none() {
+            // Offered everything: no spec needs reading (they are derived on first use).
+            return registry.share_all();
+        }
         registry.filter(|spec| self.offers(spec))
     }
 

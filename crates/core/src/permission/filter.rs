@@ -13,7 +13,7 @@ impl ToolRegistry {
     pub fn for_mode(&self, mode: PermissionMode) -> Self {
         match mode {
             PermissionMode::Plan => self.filter(|spec| spec.annotations.read_only),
-            _ => self.filter(|_| true),
+            _ => self.share_all(),
         }
     }
 

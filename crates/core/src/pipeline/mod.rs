@@ -44,18 +44,16 @@ impl Pipeline {
         options: CallOptions,
     ) -> ToolCallResult {
         let started = Instant::now();
-        coerce::coerce_arguments(&entry.spec.parameters, &mut args);
-        let output = match entry
-            .validator
-            .check(&entry.spec.name, &entry.spec.parameters, &args)
-        {
+        let spec = entry.spec();
+        coerce::coerce_arguments(&spec.parameters, &mut args);
+        let output = match entry.validator.check(&spec.name, &spec.parameters, &args) {
             Err(message) => ToolOutput::error(message),
             Ok(()) => {
                 self.authorize_and_execute(entry, call_id, args, options)
                     .await
             }
         };
-        let max_chars = entry.spec.max_result_chars.unwrap_or(self.max_chars);
+        let max_chars = spec.max_result_chars.unwrap_or(self.max_chars);
         self.finish(call_id, tool_name, output, max_chars, started)
     }
 
@@ -81,7 +79,7 @@ impl Pipeline {
         let session = Arc::clone(&options.session);
         let authorized = tokio::select! {
             biased;
-            () = cancel.cancelled() => return cancelled_output(&entry.spec.name),
+            () = cancel.cancelled() => return cancelled_output(&entry.spec().name),
             authorized = self.authorize(entry, call_id, args, &session) => authorized,
         };
         let Authorized {
@@ -96,12 +94,12 @@ impl Pipeline {
         // Handlers see the arguments after the call; clone them only when someone will look.
         let kept_args = (!self.result_handlers.is_empty()).then(|| args.clone());
         let ctx = ToolContext::new(call_id, options)
-            .with_path_filter(self.authorizer.path_filter(&entry.spec))
-            .with_explicit_allow(self.authorizer.explicit_allow(&entry.spec))
+            .with_path_filter(self.authorizer.path_filter(entry.spec()))
+            .with_explicit_allow(self.authorizer.explicit_allow(entry.spec()))
             .with_authorizer(Some(Arc::clone(&self.authorizer)));
         let mut output = tokio::select! {
             biased;
-            () = cancel.cancelled() => cancelled_output(&entry.spec.name),
+            () = cancel.cancelled() => cancelled_output(&entry.spec().name),
             output = run_tool(entry, args, ctx) => output,
         };
         // A cancelled call is over: its result handlers (PostToolUse hooks) do not run, and
@@ -120,7 +118,7 @@ impl Pipeline {
                 () = handled => true,
             };
             if !finished {
-                output = cancelled_output(&entry.spec.name);
+                output = cancelled_output(&entry.spec().name);
             }
         }
         if let Some(context) = context {
@@ -140,7 +138,7 @@ impl Pipeline {
     ) -> Result<Authorized, ToolOutput> {
         // Working out the subject may mean parsing a shell command: only when it is looked at.
         let subject_of = |args: &Value| {
-            if self.authorizer.wants_subject(&entry.spec) {
+            if self.authorizer.wants_subject(entry.spec()) {
                 entry.tool.permission_subject(args)
             } else {
                 PermissionSubject::None
@@ -167,15 +165,16 @@ impl Pipeline {
                 args: Some(mut rewritten),
                 context,
             }) => {
-                coerce::coerce_arguments(&entry.spec.parameters, &mut rewritten);
+                let spec = entry.spec();
+                coerce::coerce_arguments(&spec.parameters, &mut rewritten);
                 entry
                     .validator
-                    .check(&entry.spec.name, &entry.spec.parameters, &rewritten)
+                    .check(&spec.name, &spec.parameters, &rewritten)
                     .map_err(|message| {
                         ToolOutput::error(format!(
                             "The arguments were rewritten before the call (by a PreToolUse hook) \
                              and are no longer valid, so '{}' did not run: {message}",
-                            entry.spec.name
+                            spec.name
                         ))
                     })?;
                 Ok(Authorized {
@@ -233,7 +232,7 @@ fn call_request<'a>(
 ) -> CallRequest<'a> {
     CallRequest {
         call_id,
-        spec: &entry.spec,
+        spec: entry.spec(),
         args,
         session,
         subject,
@@ -254,7 +253,7 @@ async fn run_tool(entry: &RegisteredTool, args: Value, ctx: ToolContext) -> Tool
         },
         Err(panic) => ToolOutput::error(format!(
             "Tool '{}' crashed: {}",
-            entry.spec.name,
+            entry.spec().name,
             panic_message(panic.as_ref())
         )),
     }

@@ -24,14 +24,12 @@ impl ArgumentValidator {
         })
     }
 
-    /// Compiles `schema` on the first [`Self::check`], once, whichever thread gets there first.
-    pub(crate) fn deferred(schema: &Value) -> Result<Self, String> {
-        if !schema.is_object() {
-            return Err(NOT_AN_OBJECT.to_owned());
-        }
-        Ok(Self {
+    /// Compiles the schema on the first [`Self::check`], once, whichever thread gets there
+    /// first (a schema that is not an object is reported then).
+    pub(crate) fn deferred() -> Self {
+        Self {
             compiled: OnceLock::new(),
-        })
+        }
     }
 
     /// Checks `args`; on failure, a message for the model listing every problem.
