@@ -41,7 +41,11 @@ struct Cli {
     command: Command,
 }
 
+// `defer`: each command's arguments are made only for the command that was given (and for
+// help), not for every command at every start. The `Args` structs have no doc comment for that
+// reason: clap adds a struct's doc comment with its arguments, over the command's own about.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// List the tools in the registry.
     Tools(commands::tools::ToolsArgs),

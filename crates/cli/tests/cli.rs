@@ -18,6 +18,54 @@ fn help_lists_the_commands() {
         .stdout(predicate::str::contains("tools").and(predicate::str::contains("call")));
 }
 
+/// The commands' arguments are made only for the command given (clap's `defer`): each
+/// command's help still starts with its own description, lists its arguments, and a wrong
+/// flag is still refused with the command named.
+#[test]
+fn each_command_help_has_its_description_and_arguments_though_they_are_made_on_demand() {
+    let cases: [(&[&str], &str, &str); 6] = [
+        (
+            &["serve"],
+            "Serve the registry as an MCP server",
+            "--defer-tools",
+        ),
+        (
+            &["call"],
+            "Run one tool call through the full pipeline",
+            "--json",
+        ),
+        (
+            &["run"],
+            "Run the agent on one prompt, headless",
+            "--output-format",
+        ),
+        (&["tools"], "List the tools in the registry", "--format"),
+        (&["sessions", "list"], "", "--limit"),
+        (&["mcp", "add"], "", "--bearer-token-env"),
+    ];
+    for (command, about, flag) in cases {
+        let output = Command::cargo_bin("toolhost")
+            .unwrap()
+            .args(command)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{command:?}");
+        let help = String::from_utf8(output.stdout).unwrap();
+        let first_line = help.lines().next().unwrap_or_default();
+        assert!(first_line.starts_with(about), "{command:?}: {help}");
+        assert!(!help.contains("Arguments of"), "{command:?}: {help}");
+        assert!(help.contains(flag), "{command:?} lists {flag}: {help}");
+    }
+    Command::cargo_bin("toolhost")
+        .unwrap()
+        .args(["serve", "--no-such-flag"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--no-such-flag"))
+        .stderr(predicate::str::contains("toolhost serve"));
+}
+
 #[test]
 fn an_unknown_tool_is_an_error_result_with_exit_status_1() {
     let dir = tempfile::tempdir().unwrap();

@@ -12,6 +12,7 @@ use crate::EXIT_USAGE;
 
 /// `toolhost agents …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum AgentsCommand {
     /// List the agent definitions: name, where each is defined, description.
     List,

@@ -7,6 +7,7 @@ use toolhost_agent::Config;
 
 /// What `toolhost config` does.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ConfigCommand {
     /// Print the merged configuration (TOML), each value followed by the file and line or the
     /// flag it came from.

@@ -14,6 +14,7 @@ use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
 
 /// `toolhost mcp …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum McpCommand {
     /// List the configured servers, the agents' direct servers included.
     List,
@@ -38,7 +39,7 @@ pub enum McpCommand {
     },
 }
 
-/// Arguments of `toolhost mcp add`.
+// Arguments of `toolhost mcp add` (not a doc comment: clap would show it as the command's about).
 #[derive(Debug, Args)]
 pub struct AddArgs {
     /// The server's name; its tools are named `mcp__NAME__TOOL`.

@@ -16,6 +16,7 @@ use toolhost_session::SessionStore;
 
 /// `toolhost sessions …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SessionsCommand {
     /// List sessions, most recently changed first: this workspace's, or every one with --all.
     List(ListArgs),
@@ -61,7 +62,7 @@ pub enum SessionsCommand {
     },
 }
 
-/// Arguments of `toolhost sessions list`.
+// Arguments of `toolhost sessions list` (not a doc comment: clap would show it as the command's about).
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Every workspace's sessions, not only this one's.

@@ -11,6 +11,7 @@ use toolhost_agent::skills::hub::SkillHub;
 
 /// `toolhost skills …`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SkillsCommand {
     /// Search the configured hubs ([skills] hubs) for skills; no words lists them all.
     Search {

@@ -8,7 +8,7 @@ use toolhost_core::{DefinitionFormat, Sensitivity, ToolRegistry};
 
 use toolhost_agent::tool_set::CustomToolSources;
 
-/// Arguments of `toolhost tools`.
+// Arguments of `toolhost tools` (not a doc comment: clap would show it as the command's about).
 #[derive(Debug, Args)]
 pub struct ToolsArgs {
     /// How to print the tools.
