@@ -57,13 +57,15 @@ fi
 python3 benches/mcp_startup.py "${STARTUP_ROUNDS:-30}" "${servers[@]}" | tee "$startups"
 
 # One tool call as a whole process (`toolhost call`: start, registry, call, exit) against
-# `rg --files` in an empty folder, alternating.
-empty="$workspace/empty"
-mkdir -p "$empty"
+# `rg --files` in a folder of one file (in an empty one rg exits with status 1) and `true`,
+# alternating.
+one="$workspace/one"
+mkdir -p "$one" && touch "$one/file.txt"
 calls="$workspace/calls.jsonl"
 python3 benches/process_time.py "${CALL_ROUNDS:-40}" \
-    "toolhost call Read" "$toolhost --workspace $workspace call Read {\"path\":\"small.txt\"}" \
-    "rg --files (empty folder)" "rg --files $empty" | tee "$calls"
+    "toolhost call Read" "$toolhost --workspace $workspace call Read '{\"path\":\"small.txt\"}'" \
+    "rg --files (a folder of one file)" "rg --files $one" \
+    "true (the floor: a process spawned and reaped)" "true" | tee "$calls"
 
 python3 - "$results" "$startups" "$calls" <<'PY'
 import json, sys
