@@ -357,6 +357,29 @@ fn json_output_is_one_result_object() {
 }
 
 #[test]
+fn json_output_counts_the_cache_writes_the_responses_api_reports() {
+    let run_ = Run::new(
+        WireFormat::OpenAiResponses,
+        vec![
+            Reply::text("Cached.")
+                .with_usage(2000, 12, 1536)
+                .with_cache_write(256)
+                .into(),
+        ],
+    );
+    let done = run(&run_, &["--output-format", "json", "Say cached."]);
+
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let result = &json_lines(&done.stdout)[0];
+    // Printed as Claude Code does: input without the cached tokens, 2000 - 1536 - 256.
+    assert_eq!(
+        result["usage"],
+        json!({"input_tokens": 208, "output_tokens": 12,
+               "cache_read_input_tokens": 1536, "cache_creation_input_tokens": 256})
+    );
+}
+
+#[test]
 fn stream_json_prints_the_claude_code_headless_events() {
     let run_ = Run::new(
         WireFormat::OpenAiChat,

@@ -378,7 +378,8 @@ fn read_usage(usage: &Value) -> Usage {
         input_tokens: number("/input_tokens"),
         output_tokens: number("/output_tokens"),
         cache_read_tokens: number("/input_tokens_details/cached_tokens"),
-        cache_write_tokens: 0,
+        // Part of `input_tokens`, as the reads are (absent from older responses: 0).
+        cache_write_tokens: number("/input_tokens_details/cache_write_tokens"),
     }
 }
 

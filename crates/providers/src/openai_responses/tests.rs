@@ -41,7 +41,8 @@ fn completed(output: Value) -> Value {
     json!({"type": "response.completed", "response": {
         "id": "resp_67c", "object": "response", "status": "completed", "model": "gpt-5-2025-08-07",
         "output": output, "incomplete_details": null,
-        "usage": {"input_tokens": 2000, "input_tokens_details": {"cached_tokens": 1536},
+        "usage": {"input_tokens": 2000,
+                  "input_tokens_details": {"cached_tokens": 1536, "cache_write_tokens": 256},
                   "output_tokens": 120, "output_tokens_details": {"reasoning_tokens": 64},
                   "total_tokens": 2120}}})
 }
@@ -108,7 +109,7 @@ fn reasoning_text_and_a_call_come_back_with_ids_encrypted_content_and_usage() {
                 input_tokens: 2000,
                 output_tokens: 120,
                 cache_read_tokens: 1536,
-                cache_write_tokens: 0
+                cache_write_tokens: 256
             },
             model: Some("gpt-5-2025-08-07".into()),
         }
