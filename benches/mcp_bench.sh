@@ -6,8 +6,9 @@
 # Installs the peers from the registries into $TOOLHOST_CACHE/bench (default
 # ~/.cache/toolhost/bench), idempotently; builds toolhost in release. Prints one JSON line per
 # server and a Markdown table, then the cold starts again with the servers alternating
-# (STARTUP_ROUNDS rounds, default 30) and toolhost's start-up as a ratio to each peer's. Set SKIP_RUST_PEER=1 to leave rust-mcp-filesystem out when it
-# cannot be built here.
+# (STARTUP_ROUNDS rounds, default 30) and toolhost's start-up as a ratio to each peer's, and
+# `toolhost call Read` as a whole process (CALL_ROUNDS, default 40). Set SKIP_RUST_PEER=1 to
+# leave rust-mcp-filesystem out when it cannot be built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolhost/target}"

@@ -14,19 +14,12 @@ Prints one JSON object per server: the medians and the best of each, in millisec
 from __future__ import annotations
 
 import json
-import shlex
 import statistics
 import sys
 import time
 
 from mcp_client import Server
-
-
-def parse(arguments: list[str]) -> list[tuple[str, list[str]]]:
-    if not arguments or len(arguments) % 2:
-        raise SystemExit(__doc__)
-    pairs = zip(arguments[0::2], arguments[1::2])
-    return [(name, shlex.split(command)) for name, command in pairs]
+from process_time import alternate, named_commands
 
 
 def start(command: list[str]) -> tuple[float, float]:
@@ -45,13 +38,8 @@ def start(command: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     rounds = int(sys.argv[1])
-    servers = parse(sys.argv[2:])
-    for _, command in servers:  # one start each first: the page cache holds every binary
-        start(command)
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in servers}
-    for _ in range(rounds):
-        for name, command in servers:
-            times[name].append(start(command))
+    servers = named_commands(sys.argv[2:], __doc__)
+    times = alternate(rounds, servers, start)
     for name, _ in servers:
         initialized = [first for first, _ in times[name]]
         listed = [second for _, second in times[name]]

@@ -15,6 +15,28 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+
+def named_commands(arguments: list[str], usage: str) -> list[tuple[str, list[str]]]:
+    """`NAME COMMAND` pairs, each COMMAND one shell-quoted word, split."""
+    if not arguments or len(arguments) % 2:
+        raise SystemExit(usage)
+    return [(name, shlex.split(command)) for name, command in zip(arguments[0::2], arguments[1::2])]
+
+
+def alternate(rounds: int, commands: list[tuple[str, list[str]]], measure: Callable[[list[str]], T]) -> dict[str, list[T]]:
+    """Measures every command once in each round, in turn, after one unmeasured run of each
+    (so that the page cache holds every binary)."""
+    for _, command in commands:
+        measure(command)
+    results: dict[str, list[T]] = {name: [] for name, _ in commands}
+    for _ in range(rounds):
+        for name, command in commands:
+            results[name].append(measure(command))
+    return results
 
 
 def run(command: list[str]) -> float:
@@ -27,16 +49,9 @@ def run(command: list[str]) -> float:
 
 
 def main() -> None:
-    if len(sys.argv) < 4 or len(sys.argv) % 2:
-        raise SystemExit(__doc__)
     rounds = int(sys.argv[1])
-    commands = [(name, shlex.split(command)) for name, command in zip(sys.argv[2::2], sys.argv[3::2])]
-    for _, command in commands:  # once each first: the page cache holds every binary
-        run(command)
-    times: dict[str, list[float]] = {name: [] for name, _ in commands}
-    for _ in range(rounds):
-        for name, command in commands:
-            times[name].append(run(command))
+    commands = named_commands(sys.argv[2:], __doc__)
+    times = alternate(rounds, commands, run)
     for name, _ in commands:
         print(
             json.dumps(

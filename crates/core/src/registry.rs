@@ -218,24 +218,13 @@ impl ToolRegistry {
     /// A new registry with the tools whose spec satisfies `keep`, e.g. read-only tools for
     /// plan mode (R16).
     pub fn filter(&self, keep: impl Fn(&ToolSpec) -> bool) -> Self {
-        let selected = self
-            .read()
-            .iter()
-            .filter(|(_, entry)| keep(entry.spec()))
-            .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
-            .collect();
-        self.derived(selected)
+        self.derived(self.entries_where(|entry| keep(entry.spec())))
     }
 
     /// A new registry with every tool of this one, sharing its tools and pipeline: what
     /// `filter(|_| true)` gives, without deriving any spec that was not needed yet.
     pub fn share_all(&self) -> Self {
-        let all = self
-            .read()
-            .iter()
-            .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
-            .collect();
-        self.derived(all)
+        self.derived(self.entries_where(|_| true))
     }
 
     /// A receiver whose value changes whenever a tool is registered or removed (for MCP's
@@ -299,11 +288,7 @@ impl ToolRegistry {
         event: &SessionEvent,
         session: &SessionInfo,
     ) -> Vec<SessionListenerFailure> {
-        let entries: Vec<(String, Arc<RegisteredTool>)> = self
-            .read()
-            .iter()
-            .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
-            .collect();
+        let entries = self.entries_where(|_| true);
         let mut failures = Vec::new();
         for (name, entry) in entries {
             let outcome = AssertUnwindSafe(entry.tool.on_session(event, session))
@@ -325,6 +310,19 @@ impl ToolRegistry {
             });
         }
         failures
+    }
+
+    /// The entries that `keep` accepts, shared, in registration order (the lock is released
+    /// on return).
+    fn entries_where(
+        &self,
+        keep: impl Fn(&RegisteredTool) -> bool,
+    ) -> IndexMap<String, Arc<RegisteredTool>> {
+        self.read()
+            .iter()
+            .filter(|(_, entry)| keep(entry))
+            .map(|(name, entry)| (name.clone(), Arc::clone(entry)))
+            .collect()
     }
 
     fn derived(&self, tools: IndexMap<String, Arc<RegisteredTool>>) -> Self {

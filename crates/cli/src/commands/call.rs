@@ -10,7 +10,7 @@ use serde_json::Value;
 use toolhost_agent::AgentConfig;
 use toolhost_core::{CallOptions, ContentBlock, ToolRegistry, ToolUpdate};
 
-// Arguments of `toolhost call` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost call` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct CallArgs {
     /// The tool to call.

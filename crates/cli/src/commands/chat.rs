@@ -27,7 +27,7 @@ use super::run::{model_flags, one_line, open_session, session_choice};
 use crate::EXIT_USAGE;
 use crate::{approval, tui};
 
-// Arguments of `toolhost chat` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost chat` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ChatArgs {
     /// The provider: a `[providers.NAME]` of the configuration, `openai` or `anthropic`.

@@ -39,7 +39,7 @@ pub enum McpCommand {
     },
 }
 
-// Arguments of `toolhost mcp add` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost mcp add` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct AddArgs {
     /// The server's name; its tools are named `mcp__NAME__TOOL`.

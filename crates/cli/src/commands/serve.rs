@@ -19,7 +19,7 @@ use toolhost_mcp::{
 };
 use toolhost_script::{CustomTools, LoadedTool};
 
-// Arguments of `toolhost serve` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost serve` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Serve Streamable HTTP on this address instead of stdio: a port (loopback) or

@@ -62,7 +62,7 @@ pub enum SessionsCommand {
     },
 }
 
-// Arguments of `toolhost sessions list` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost sessions list` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Every workspace's sessions, not only this one's.

@@ -8,7 +8,7 @@ use toolhost_core::{DefinitionFormat, Sensitivity, ToolRegistry};
 
 use toolhost_agent::tool_set::CustomToolSources;
 
-// Arguments of `toolhost tools` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost tools` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ToolsArgs {
     /// How to print the tools.

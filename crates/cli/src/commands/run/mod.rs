@@ -26,7 +26,7 @@ use crate::EXIT_USAGE;
 use crate::approval;
 use output::{EventWriter, OutputFormat, RunInfo, RunTimes};
 
-// Arguments of `toolhost run` (not a doc comment: clap would show it as the command's about).
+// Arguments of `toolhost run` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// What to ask, or `-` to read it from standard input.
