@@ -7,14 +7,16 @@ use std::sync::Arc;
 use toolhost_core::ToolRegistry;
 use toolhost_providers::{ModelProvider, ProviderError};
 
-use crate::agent_loop::{AgentLoop, DEFAULT_MAX_ITERATIONS};
-use crate::config::{AgentConfig, Config};
+use toolhost_config::providers::DEFAULT_MAX_ITERATIONS;
+
+use crate::agent_loop::AgentLoop;
 use crate::hooks::PreCompactHooks;
 use crate::model_choice::{ChosenProvider, ModelChoiceError, ModelFlags, choose_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::system_prompt::SystemPromptInputs;
 use crate::tool_set::{ToolSet, ToolSetBuilder, ToolSetError};
+use toolhost_config::{AgentConfig, Config};
 
 /// An agent ready to run.
 pub struct AssembledAgent {

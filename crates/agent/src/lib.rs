@@ -1,17 +1,21 @@
-//! What assembles toolhost around the core: layered configuration, the permission system's
-//! files and processes (command hooks, the JSON-lines audit trail), the agent loop, skills
-//! and the skill hub ([`skills`]), slash commands ([`slash_commands`]), sessions, and
-//! sub-agents with the session tools ([`subagents`]).
+//! What runs: the tool-set builder that assembles one registry for every face ([`tool_set`]),
+//! the agent loop and compaction ([`agent_loop`]), sub-agents and the session tools
+//! ([`subagents`]), the session record, `chat`, the permission system's files and processes
+//! (command hooks, the JSON-lines audit trail), the skill tools and the skill hub
+//! ([`skills`]) and the `slash_command` tool. The configuration it runs with is
+//! `toolhost-config`'s; the definitions found on disk (agents, skills, commands) are
+//! `toolhost-catalog`'s.
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use toolhost_agent::{Config, ConfigSources, Permissions};
+//! use toolhost_agent::Permissions;
+//! use toolhost_config::ConfigSources;
 //! use toolhost_core::ToolRegistry;
 //! use toolhost_core::permission::NonInteractiveApprover;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let workspace = std::path::PathBuf::from("/work/project");
-//! let config = Config::load(&ConfigSources {
+//! let config = toolhost_catalog::load_config(&ConfigSources {
 //!     home: std::env::var_os("HOME").map(Into::into),
 //!     workspace: workspace.clone(),
 //!     ..ConfigSources::default()
@@ -29,26 +33,19 @@ pub mod agent_loop;
 pub mod assembly;
 mod audit_file;
 pub mod chat;
-pub mod config;
-pub mod front_matter;
 pub mod hooks;
 pub mod model_choice;
+pub mod offered_registry;
 mod permissions;
-pub mod pricing;
 mod provider_connect;
 pub mod session_record;
 pub mod sessions;
 pub mod skills;
-pub mod slash_commands;
+pub mod slash_command_tool;
 pub mod subagents;
 pub mod system_prompt;
 pub mod tool_set;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
-pub use config::{
-    AgentConfig, Config, ConfigError, ConfigSources, CustomToolsConfig, DEFAULT_HOOK_TIMEOUT,
-    HookCommand, HooksConfig, Limits, MAIN_AGENT, Overrides, PermissionsConfig, SessionsConfig,
-    ShellConfig, SkillsConfig, SubagentsConfig, UnknownAgent,
-};
 pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;

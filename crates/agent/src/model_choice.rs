@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use toolhost_providers::Api;
 
-use crate::config::{Config, ProviderEntry, ProviderTimeouts, check_base_url};
+use toolhost_config::{
+    CONVENTIONAL_PROVIDERS, Config, ProviderEntry, ProviderTimeouts, check_base_url,
+};
 
 /// The provider used when only `OPENAI_*` variables are set, and the model it asks unless told.
 pub const OPENAI_DEFAULT_MODEL: &str = "gpt-5-mini";
@@ -156,9 +158,6 @@ fn default_provider(
     };
     conventional(name, env).ok_or_else(|| ModelChoiceError(format!("no provider '{name}'")))
 }
-
-/// The providers known without configuration, by their conventional variables.
-pub const CONVENTIONAL_PROVIDERS: [&str; 2] = ["openai", "anthropic"];
 
 /// Whether `name` is a provider `choose_provider` knows: configured, or conventional.
 pub fn is_provider(config: &Config, name: &str) -> bool {

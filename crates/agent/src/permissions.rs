@@ -10,8 +10,8 @@ use toolhost_core::permission::{
 use toolhost_core::{ResultHandler, ToolRegistryBuilder};
 
 use crate::audit_file::{AuditFileError, JsonLinesAudit};
-use crate::config::Config;
 use crate::hooks::{PostToolUseHooks, PreToolUseHooks};
+use toolhost_config::Config;
 
 /// The permission system of one session.
 #[derive(Clone)]

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::skills::SkillSummary;
+use toolhost_catalog::skills::SkillSummary;
 
 /// The most bytes of context files the prompt carries; a file that does not fit is cut, with a
 /// note saying so and where the whole file is.

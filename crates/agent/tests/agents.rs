@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use toolhost_agent::{AgentConfig, Config, ConfigError, ConfigSources, MAIN_AGENT};
+use toolhost_config::{AgentConfig, Config, ConfigError, ConfigSources, MAIN_AGENT};
 use toolhost_mcp::McpTransport;
 use toolhost_test_support::write_project_config;
 
@@ -50,7 +50,7 @@ fn workspace(config: &str) -> Workspace {
 }
 
 fn load(workspace: &Path) -> Result<Config, ConfigError> {
-    Config::load(&ConfigSources {
+    toolhost_catalog::load_config(&ConfigSources {
         home: None,
         workspace: workspace.to_path_buf(),
         ..ConfigSources::default()

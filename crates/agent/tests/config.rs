@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
-use toolhost_agent::{Config, ConfigError, ConfigSources, Overrides};
+use toolhost_config::{Config, ConfigError, ConfigSources, Overrides};
 use toolhost_core::permission::{PermissionMode, RuleList};
 use toolhost_test_support::{HomeAndWorkspace, write_file};
 
@@ -47,7 +47,7 @@ fn layers_merge_later_scalars_win_and_rule_lists_concatenate() {
         "[permissions]\nallow = [\"Bash(cargo test:*)\"]\naudit_log = \"logs/audit.jsonl\"\n",
     );
     write_file(&extra, "[limits]\nmax_result_chars = 300\n");
-    let config = Config::load(&ConfigSources {
+    let config = toolhost_catalog::load_config(&ConfigSources {
         extra_file: Some(extra.clone()),
         overrides: Overrides {
             mode: None,
@@ -104,7 +104,7 @@ fn the_mode_flag_wins_over_every_file() {
         dirs.workspace.join(".toolhost/config.local.toml"),
         "[permissions]\nmode = \"plan\"\n",
     );
-    let config = Config::load(&ConfigSources {
+    let config = toolhost_catalog::load_config(&ConfigSources {
         overrides: Overrides {
             mode: Some(PermissionMode::BypassPermissions),
             ..Overrides::default()
@@ -119,7 +119,7 @@ fn the_mode_flag_wins_over_every_file() {
 #[test]
 fn no_files_give_the_defaults() {
     let dirs = HomeAndWorkspace::new();
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     assert_eq!(config.permissions.mode, PermissionMode::Default);
     assert!(config.files().is_empty());
     assert_eq!(config.limits.max_result_chars, None);
@@ -129,7 +129,7 @@ fn load_error(file: &str, text: &str) -> (PathBuf, String) {
     let dirs = HomeAndWorkspace::new();
     let path = dirs.workspace.join(".toolhost").join(file);
     write_file(&path, text);
-    let error = Config::load(&sources(&dirs)).unwrap_err();
+    let error = toolhost_catalog::load_config(&sources(&dirs)).unwrap_err();
     assert!(matches!(error, ConfigError::Invalid { .. }), "{error:?}");
     (path, error.to_string())
 }
@@ -197,7 +197,7 @@ fn a_bad_file_names_the_file_the_line_and_the_problem() {
 #[test]
 fn a_bad_flag_names_the_flag() {
     let dirs = HomeAndWorkspace::new();
-    let error = Config::load(&ConfigSources {
+    let error = toolhost_catalog::load_config(&ConfigSources {
         overrides: Overrides {
             allow: vec!["Bash(".into()],
             ..Overrides::default()
@@ -214,7 +214,7 @@ fn a_bad_flag_names_the_flag() {
 #[test]
 fn a_missing_config_flag_file_is_an_error_but_missing_layers_are_not() {
     let dirs = HomeAndWorkspace::new();
-    let error = Config::load(&ConfigSources {
+    let error = toolhost_catalog::load_config(&ConfigSources {
         extra_file: Some(dirs.workspace.join("nope.toml")),
         ..sources(&dirs)
     })
@@ -233,7 +233,7 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
         &project,
         "[permissions]\nallow = [\"Bash(git status)\"]\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"./guard.sh\"\ntimeout = 5\n",
     );
-    let config = Config::load(&ConfigSources {
+    let config = toolhost_catalog::load_config(&ConfigSources {
         overrides: Overrides {
             mode: Some(PermissionMode::AcceptEdits),
             ..Overrides::default()
@@ -295,8 +295,8 @@ fn shell_settings_layer_like_the_rest_and_reach_the_bash_tool() {
         dirs.project_config(),
         "[shell]\nexec_timeout = 5\nsandbox = \"read-only\"\nwritable_roots = [\"build\"]\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
-    let settings = config.shell.bash_settings();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
+    let settings = toolhost_tools::BashSettings::configured(&config.shell);
     assert_eq!(settings.default_timeout, std::time::Duration::from_secs(5));
     assert_eq!(
         settings.max_timeout,
@@ -322,7 +322,9 @@ fn a_bad_shell_value_names_the_file_line_and_the_choices() {
     let dirs = HomeAndWorkspace::new();
     let project = dirs.project_config();
     write_file(&project, "[shell]\n\nsandbox = \"strict\"\n");
-    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    let error = toolhost_catalog::load_config(&sources(&dirs))
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         error,
         format!(
@@ -331,7 +333,9 @@ fn a_bad_shell_value_names_the_file_line_and_the_choices() {
         )
     );
     write_file(&project, "[shell]\nexec_timeout = 0\n");
-    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    let error = toolhost_catalog::load_config(&sources(&dirs))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("line 2: shell.exec_timeout of 0 seconds"),
         "{error}"
@@ -349,7 +353,7 @@ fn custom_tool_paths_concatenate_and_limits_override() {
         dirs.project_config(),
         "[custom_tools]\npaths = [\"vendor/tools\"]\ncall_timeout = 30\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     let custom = &config.custom_tools;
     assert_eq!(custom.paths, vec!["~/my-tools", "vendor/tools"]);
     assert_eq!(
@@ -367,7 +371,9 @@ fn custom_tool_paths_concatenate_and_limits_override() {
     );
 
     write_file(dirs.project_config(), "[custom_tools]\ncall_timeout = 0\n");
-    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    let error = toolhost_catalog::load_config(&sources(&dirs))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("line 2: custom_tools.call_timeout of 0 seconds"),
         "{error}"
@@ -390,7 +396,7 @@ fn mcp_servers_come_from_toml_and_mcp_json_with_defaults_and_origins() {
          tool_timeout = 5\nrequired = true\ndisabled_tools = [\"write\"]\n\n\
          [mcp_servers.off]\nurl = \"http://y/mcp\"\nenabled = false\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     let names: Vec<_> = config.mcp_servers.keys().cloned().collect();
     assert_eq!(names, ["files", "off", "web"]);
     let files = &config.mcp_servers["files"];
@@ -425,14 +431,18 @@ fn a_bad_mcp_server_entry_names_file_and_line() {
     let dirs = HomeAndWorkspace::new();
     let project = dirs.project_config();
     write_file(&project, "[limits]\n\n[mcp_servers.s]\nargs = [\"x\"]\n");
-    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    let error = toolhost_catalog::load_config(&sources(&dirs))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("config.toml: line 3:"), "{error}");
     assert!(error.contains("neither command nor url"), "{error}");
     write_file(
         &project,
         "[mcp_servers.s]\ncommand = \"x\"\ntool_timout = 5\n",
     );
-    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    let error = toolhost_catalog::load_config(&sources(&dirs))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("line 3") && error.contains("tool_timout"),
         "{error}"
@@ -441,7 +451,9 @@ fn a_bad_mcp_server_entry_names_file_and_line() {
         &project,
         "[mcp_servers.s]\ncommand = \"x\"\ntool_timeout = 0\n",
     );
-    let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+    let error = toolhost_catalog::load_config(&sources(&dirs))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("at least 1"), "{error}");
 }
 
@@ -458,7 +470,7 @@ fn providers_and_agent_settings_layer_and_show_without_keys() {
         "[agent]\nprovider = \"local\"\n\n[providers.claude]\napi = \"anthropic\"\n\
          api_key_env = \"MY_ANTHROPIC_KEY\"\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     assert_eq!(config.agent_settings.provider.as_deref(), Some("local"));
     assert_eq!(config.agent_settings.max_iterations, Some(12));
     let local = &config.providers["local"];
@@ -525,7 +537,7 @@ fn web_settings_are_read_and_a_bad_one_names_its_line() {
          resolve = { \"Intranet.Test.\" = \"10.0.0.7\", \"dual.test\" = [\"10.0.0.8\", \"fd00::8\"] }\n\
          \n[web.search]\nprovider = \"searxng\"\nurl = \"http://localhost:8888\"\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     let web = &config.web;
     assert_eq!(web.timeout, Some(std::time::Duration::from_secs(7)));
     assert_eq!(web.cache, Some(false));
@@ -568,7 +580,9 @@ fn web_settings_are_read_and_a_bad_one_names_its_line() {
         ),
     ] {
         let path = write_file(dirs.project_config(), text);
-        let error = Config::load(&sources(&dirs)).unwrap_err().to_string();
+        let error = toolhost_catalog::load_config(&sources(&dirs))
+            .unwrap_err()
+            .to_string();
         let expected = format!("invalid config file {}: line {line}:", path.display());
         assert!(
             error.starts_with(&expected) && error.contains(message),
@@ -585,10 +599,10 @@ fn provider_pricing_and_the_sessions_path_are_read_and_shown() {
         "[sessions]\npath = \"~/stores/sessions.db\"\n\n[providers.local]\napi = \"openai-chat\"\n\
          base_url = \"http://127.0.0.1:8091/v1\"\npricing = { input = 3, output = 15.0, cached_input = 0.3 }\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     assert_eq!(
         config.providers["local"].pricing,
-        Some(toolhost_agent::pricing::Pricing {
+        Some(toolhost_config::pricing::Pricing {
             input: 3.0,
             output: 15.0,
             cached_input: Some(0.3),
@@ -652,7 +666,7 @@ fn skills_hubs_concatenate_limits_override_and_bad_entries_name_file_and_line() 
         dirs.project_config(),
         "[skills]\nhubs = [\"http://127.0.0.1:9/index.json\"]\nmax_unpacked_bytes = 1000\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     assert_eq!(
         config.skills.hubs,
         [
@@ -665,7 +679,7 @@ fn skills_hubs_concatenate_limits_override_and_bad_entries_name_file_and_line() 
     assert_eq!(limits.max_unpacked_bytes, 1000);
     assert_eq!(
         limits.max_archive_bytes,
-        toolhost_agent::skills::hub::MAX_SKILL_ARCHIVE_BYTES
+        toolhost_config::MAX_SKILL_ARCHIVE_BYTES
     );
     let shown = config.show();
     assert!(shown.contains("\n[skills]\nhubs = [\"https://user.example/index.json\", \"http://127.0.0.1:9/index.json\"]\n"), "{shown}");
@@ -695,10 +709,10 @@ fn a_temperature_is_read_and_one_out_of_range_names_its_line() {
         dirs.project_config(),
         "[providers.local]\napi = \"openai-chat\"\nbase_url = \"http://127.0.0.1:8091/v1\"\ntemperature = 0\n",
     );
-    let config = Config::load(&sources(&dirs)).unwrap();
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
     assert_eq!(
         config.providers["local"].temperature,
-        Some(toolhost_agent::config::Temperature(0.0))
+        Some(toolhost_config::Temperature(0.0))
     );
     assert!(config.show().contains("temperature = 0"));
     let (_, message) = load_error(

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use toolhost_agent::{Config, ConfigSources, Permissions};
+use toolhost_agent::Permissions;
+use toolhost_config::ConfigSources;
 use toolhost_core::permission::{NonInteractiveApprover, arguments_digest};
 use toolhost_core::{ERROR_HINT, ToolCallResult, ToolRegistry};
 use toolhost_test_support::{EchoShell, write_project_config};
@@ -37,7 +38,7 @@ impl Project {
     }
 
     fn registry(&self) -> ToolRegistry {
-        let config = Config::load(&ConfigSources {
+        let config = toolhost_catalog::load_config(&ConfigSources {
             home: None,
             workspace: self.path().to_owned(),
             ..ConfigSources::default()
@@ -345,7 +346,7 @@ async fn every_decision_is_appended_to_the_audit_log_as_a_json_line() {
 #[test]
 fn an_audit_log_that_cannot_be_opened_is_an_error() {
     let project = Project::new("[permissions]\naudit_log = \"/proc/audit.jsonl\"\n", &[]);
-    let config = Config::load(&ConfigSources {
+    let config = toolhost_catalog::load_config(&ConfigSources {
         workspace: project.path().to_owned(),
         ..ConfigSources::default()
     })

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use toolhost_agent::skills::{ListSkills, ReadSkill, SkillCatalog, SkillScope, SkillWarning};
+use toolhost_agent::skills::{ListSkills, ReadSkill};
+use toolhost_catalog::skills::{SkillCatalog, SkillScope, SkillWarning};
 use toolhost_core::ToolRegistry;
 use toolhost_test_support::{HomeAndWorkspace, copy_tree, write_file};
 
@@ -206,9 +207,11 @@ async fn list_skills_and_read_skill_disclose_progressively() {
 
 #[test]
 fn sensitivity_follows_r17_and_inheritance_r18() {
-    use toolhost_agent::skills::hub::{HubLimits, SkillHub, SkillhubInstall, SkillhubSearch};
-    use toolhost_agent::slash_commands::{SlashCommandTool, SlashCommands};
-    use toolhost_agent::tool_set::OfferedRegistry;
+    use toolhost_agent::offered_registry::OfferedRegistry;
+    use toolhost_agent::skills::hub::{SkillHub, SkillhubInstall, SkillhubSearch};
+    use toolhost_agent::slash_command_tool::SlashCommandTool;
+    use toolhost_catalog::slash_commands::SlashCommands;
+    use toolhost_config::HubLimits;
     use toolhost_core::{Sensitivity, Tool};
     let catalog = Arc::new(SkillCatalog::default());
     let hub = Arc::new(SkillHub::new(

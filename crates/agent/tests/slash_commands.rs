@@ -8,10 +8,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use toolhost_agent::slash_commands::{
+use toolhost_agent::Permissions;
+use toolhost_catalog::slash_commands::{
     CommandTurn, ExpandError, SlashCommandError, SlashCommands, parse_template, split_arguments,
 };
-use toolhost_agent::{Config, ConfigSources, Overrides, Permissions};
+use toolhost_config::{ConfigSources, Overrides};
 use toolhost_core::permission::NonInteractiveApprover;
 use toolhost_core::{CallOptions, ToolRegistry};
 use toolhost_test_support::{HomeAndWorkspace, copy_tree, write_file};
@@ -28,7 +29,7 @@ fn claude_project() -> HomeAndWorkspace {
 /// The built-in tools on `workspace` under the permission system, refusing whatever would
 /// ask, with `allow` rules added.
 fn registry(workspace: &Path, allow: &[&str]) -> ToolRegistry {
-    let config = Config::load(&ConfigSources {
+    let config = toolhost_catalog::load_config(&ConfigSources {
         workspace: workspace.to_path_buf(),
         overrides: Overrides {
             allow: allow.iter().map(|rule| (*rule).to_owned()).collect(),
@@ -64,7 +65,7 @@ fn text(body: &str, args: &str) -> String {
     pieces
         .into_iter()
         .map(|piece| match piece {
-            toolhost_agent::slash_commands::Piece::Text(text) => text,
+            toolhost_catalog::slash_commands::Piece::Text(text) => text,
             other => panic!("unexpected {other:?}"),
         })
         .collect()
@@ -191,7 +192,7 @@ fn backslash_escapes_and_other_dollars_stay() {
 // Rules 4, 5 and 7: what is a file or a command, and substituted text is not scanned again.
 #[test]
 fn files_and_commands_are_recognised_and_arguments_are_never_rescanned() {
-    use toolhost_agent::slash_commands::Piece;
+    use toolhost_catalog::slash_commands::Piece;
     assert_eq!(
         parse_template(
             "See @docs/$1.md, mail a@b.c; run !`git log -n $2` now",

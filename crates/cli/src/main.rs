@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use toolhost_agent::Permissions;
 use toolhost_agent::tool_set::{ToolSet, ToolSetBuilder, custom_tool_sources};
-use toolhost_agent::{Config, ConfigSources, MAIN_AGENT, Overrides, Permissions};
+use toolhost_config::{ConfigSources, MAIN_AGENT, Overrides};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
 /// The tool system for LLM agents: list, call and serve sandboxed tools.
@@ -107,7 +108,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
-    let mut config = Config::load(&ConfigSources {
+    let mut config = toolhost_catalog::load_config(&ConfigSources {
         home: std::env::var_os("HOME").map(PathBuf::from),
         workspace: workspace.clone(),
         extra_file: cli.config,

@@ -10,51 +10,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// The wire format a provider speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Api {
-    /// OpenAI chat completions, `POST {base_url}/chat/completions` — what llama.cpp, vLLM,
-    /// Ollama, LM Studio, OpenRouter and most gateways speak.
-    #[serde(rename = "openai-chat")]
-    OpenAiChat,
-    /// The OpenAI Responses API, `POST {base_url}/responses`.
-    #[serde(rename = "openai-responses")]
-    OpenAiResponses,
-    /// Anthropic messages, `POST {base_url}/v1/messages`.
-    #[serde(rename = "anthropic")]
-    Anthropic,
-}
-
-impl Api {
-    /// The name used in configuration files (`openai-chat`, `openai-responses`, `anthropic`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::OpenAiChat => "openai-chat",
-            Self::OpenAiResponses => "openai-responses",
-            Self::Anthropic => "anthropic",
-        }
-    }
-}
-
-impl std::str::FromStr for Api {
-    type Err = String;
-
-    /// Reads a configuration name; the error lists the names there are.
-    fn from_str(name: &str) -> Result<Self, String> {
-        [Self::OpenAiChat, Self::OpenAiResponses, Self::Anthropic]
-            .into_iter()
-            .find(|api| api.as_str() == name)
-            .ok_or_else(|| {
-                format!("unknown api `{name}`: use openai-chat, openai-responses or anthropic")
-            })
-    }
-}
-
-impl fmt::Display for Api {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use toolhost_config::providers::Api;
 
 /// The named timeouts of one model request.
 ///

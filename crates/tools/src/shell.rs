@@ -26,53 +26,13 @@ use toolhost_exec::{
 
 use crate::workspace::Workspace;
 
-/// Default time a command may run (R22: 2 minutes, `exec_timeout`).
-pub const DEFAULT_BASH_TIMEOUT: Duration = Duration::from_secs(120);
-/// The longest timeout a call may ask for.
-pub const MAX_BASH_TIMEOUT: Duration = Duration::from_secs(600);
-/// Output kept in the result (R22: 100 KB, head and tail); the rest is in the full-output file.
-pub const BASH_OUTPUT_CAP: usize = 100 * 1024;
+use toolhost_config::shell::ShellConfig;
+pub use toolhost_config::shell::{
+    BASH_OUTPUT_CAP, DEFAULT_BASH_TIMEOUT, MAX_BASH_TIMEOUT, ShellSandbox,
+};
 
 /// Characters beyond the output cap for warnings, the exit status and the full-output path.
 const STATUS_ALLOWANCE: usize = 4 * 1024;
-
-/// Whether and how commands are sandboxed by the kernel (R38).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ShellSandbox {
-    /// Read everywhere, write nowhere.
-    ReadOnly,
-    /// Write only to the workspace, the temp folder and configured roots (the default).
-    #[default]
-    WorkspaceWrite,
-    /// No kernel sandbox: the command policy alone.
-    Off,
-}
-
-impl ShellSandbox {
-    /// The name used in configuration: `read-only`, `workspace-write` or `off`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read-only",
-            Self::WorkspaceWrite => "workspace-write",
-            Self::Off => "off",
-        }
-    }
-}
-
-impl std::str::FromStr for ShellSandbox {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "read-only" => Ok(Self::ReadOnly),
-            "workspace-write" => Ok(Self::WorkspaceWrite),
-            "off" => Ok(Self::Off),
-            other => Err(format!(
-                "unknown sandbox mode '{other}': use \"workspace-write\", \"read-only\" or \"off\""
-            )),
-        }
-    }
-}
 
 /// Variables a command gets on top of its clean environment. Bash asks each time it runs a
 /// command rather than when it is made, so that whatever provides them can start on first
@@ -106,6 +66,25 @@ pub struct BashSettings {
     pub output_dir: PathBuf,
     /// Variables added to every command's environment (`None`: the clean environment only).
     pub extra_environment: Option<Arc<dyn CommandEnvironment>>,
+}
+
+impl BashSettings {
+    /// The defaults with the overrides of `[shell]`.
+    pub fn configured(shell: &ShellConfig) -> Self {
+        let defaults = Self::default();
+        Self {
+            default_timeout: shell.exec_timeout.unwrap_or(defaults.default_timeout),
+            max_timeout: shell.max_timeout.unwrap_or(defaults.max_timeout),
+            output_cap: shell.max_output_bytes.unwrap_or(defaults.output_cap),
+            sandbox: shell.sandbox.unwrap_or(defaults.sandbox),
+            network: match shell.network {
+                Some(false) => NetworkAccess::Denied,
+                Some(true) | None => NetworkAccess::Allowed,
+            },
+            writable_roots: shell.writable_roots.clone(),
+            ..defaults
+        }
+    }
 }
 
 impl Default for BashSettings {

@@ -13,9 +13,6 @@ use toolhost_core::conversation::{AssistantPart, Message, Usage};
 use toolhost_core::{ContentBlock, PermissionFamily, ToolRegistry, tool_reference_text};
 use toolhost_providers::{ModelProvider, ModelRequest, complete};
 
-/// The share of the context window at which a conversation is compacted by default.
-pub const DEFAULT_COMPACT_AT: f64 = 0.8;
-
 /// The context window assumed when the provider's configuration gives none.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 

@@ -29,18 +29,16 @@ pub use nudges::{DESCRIBED_CALL_NOTE, ECHOED_RESULT_NOTE, IMITATED_TOOL_NOTE};
 pub use repeats::REPEATED_CALL_NOTE;
 pub use transcript::{Recorded, Transcript};
 
+use toolhost_config::providers::{DEFAULT_COMPACT_AT, DEFAULT_MAX_ITERATIONS};
+
 use crate::hooks::PreCompactHooks;
 use compaction::{
-    Compacted, CompactionError, CompactionPolicy, DEFAULT_COMPACT_AT, DEFAULT_CONTEXT_WINDOW,
-    estimate_tokens,
+    Compacted, CompactionError, CompactionPolicy, DEFAULT_CONTEXT_WINDOW, estimate_tokens,
 };
 use deferred::Deferral;
 use nudges::{Nudge, Nudges};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
-
-/// How many model turns a run may take when nothing else is configured (R25).
-pub const DEFAULT_MAX_ITERATIONS: usize = 50;
 
 /// What a run has so far.
 struct RunState<'a> {
@@ -209,7 +207,7 @@ impl AgentLoop {
     }
 
     /// Compacts the conversation past this share of the context window (0: never), instead
-    /// of [`DEFAULT_COMPACT_AT`](compaction::DEFAULT_COMPACT_AT).
+    /// of [`DEFAULT_COMPACT_AT`].
     #[must_use]
     pub fn compact_at(mut self, share: f64) -> Self {
         self.compaction.compact_at = share;

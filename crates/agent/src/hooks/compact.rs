@@ -9,7 +9,7 @@ use toolhost_core::permission::PermissionPolicy;
 
 use super::protocol::HookOutput;
 use super::{HookRunner, RawHookRun};
-use crate::config::HookCommand;
+use toolhost_config::HookCommand;
 
 /// What a PreCompact hook reads on stdin.
 #[derive(Debug, Serialize)]

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use toolhost_exec::{ProcessSpec, Termination};
 
-use crate::config::HookCommand;
 use protocol::HookOutput;
+use toolhost_config::HookCommand;
 
 pub use compact::PreCompactHooks;
 pub use post::PostToolUseHooks;

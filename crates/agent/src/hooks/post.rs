@@ -8,7 +8,7 @@ use toolhost_core::{CallRequest, ContentBlock, ResultHandler, ToolOutput};
 
 use super::protocol::{HookInput, OutputDecision};
 use super::{HookRun, HookRunner};
-use crate::config::HookCommand;
+use toolhost_config::HookCommand;
 
 /// The configured `[[hooks.PostToolUse]]` entries, run in order after every matching call.
 ///

@@ -6,7 +6,7 @@ use toolhost_core::permission::{HookCall, HookDecision, HookVerdict, PreToolUseH
 
 use super::protocol::{HookInput, OutputDecision};
 use super::{HookRun, HookRunner};
-use crate::config::HookCommand;
+use toolhost_config::HookCommand;
 
 /// The configured `[[hooks.PreToolUse]]` entries, run in order on every matching call.
 ///

@@ -9,8 +9,8 @@ use toolhost_core::conversation::Usage;
 use toolhost_session::{Session, SessionStatus, SessionStore};
 
 use super::{SessionsError, age, timestamp};
-use crate::Config;
-use crate::pricing::{dollars, pricing_for, thousands};
+use toolhost_config::Config;
+use toolhost_config::pricing::{dollars, pricing_for, thousands};
 
 /// Which sessions to list.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use toolhost_agent::Config;
+//! use toolhost_config::Config;
 //! use toolhost_agent::sessions::store_path_from;
 //!
 //! let path = store_path_from(&Config::default(), Some(Path::new("/home/ada")), None).unwrap();
@@ -29,14 +29,11 @@ use std::time::SystemTime;
 
 use toolhost_session::{Session, SessionStore, StoreError};
 
-use crate::Config;
+use toolhost_config::{Config, SESSIONS_DB_ENV};
 
 pub use export::{ExportFormat, export, export_jsonl, export_markdown};
 pub use list::{ListScope, SessionSummary, list, render_list, summary};
 pub use report::{MessagePreview, SessionReport, Totals, TurnUsage, render_report, report};
-
-/// The variable that names the session store's file, over the configuration.
-pub const SESSIONS_DB_ENV: &str = "TOOLHOST_SESSIONS_DB";
 
 /// How many sessions an ambiguous prefix lists.
 const CANDIDATES_SHOWN: usize = 10;

@@ -11,8 +11,8 @@ use toolhost_session::{Entry, EntryId, EntryKind, Session, SessionStore};
 
 use super::list::{ModelName, SessionSummary, summary};
 use super::{SessionsError, age, first_line};
-use crate::Config;
-use crate::pricing::{Pricing, dollars, pricing_for, round_cost, usage_summary};
+use toolhost_config::Config;
+use toolhost_config::pricing::{Pricing, dollars, pricing_for, round_cost, usage_summary};
 
 /// How many messages of the current branch `show` ends with.
 pub const LAST_MESSAGES: usize = 6;
@@ -319,7 +319,7 @@ pub fn render_report(report: &SessionReport, now: SystemTime) -> String {
     if totals.tokens_outside_responses > 0 {
         usage.push_str(&format!(
             " ({} tokens outside responses, not priced)",
-            crate::pricing::thousands(totals.tokens_outside_responses)
+            toolhost_config::pricing::thousands(totals.tokens_outside_responses)
         ));
     }
     field("usage", usage);

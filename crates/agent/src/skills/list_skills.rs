@@ -9,7 +9,7 @@ use toolhost_core::{
     Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::SkillCatalog;
+use toolhost_catalog::skills::SkillCatalog;
 
 /// Parameters of `list_skills`: none.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -9,7 +9,7 @@ use toolhost_core::{
     Sensitivity, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
 };
 
-use super::{MAX_LISTED_SKILL_FILES, SkillCatalog};
+use toolhost_catalog::skills::{MAX_LISTED_SKILL_FILES, SkillCatalog};
 
 /// Parameters of `read_skill`.
 #[derive(Debug, Deserialize, JsonSchema)]

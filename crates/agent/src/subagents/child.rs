@@ -13,15 +13,15 @@ use toolhost_session::SessionId;
 use super::mailbox::Mailbox;
 use super::runs::{RunRecord, RunStatus};
 use super::{Scope, SubAgents, lock};
-use crate::agent_loop::{
-    AgentEvent, AgentEventSink, AgentLoop, DEFAULT_MAX_ITERATIONS, Inbox, RunOutcome, Transcript,
-};
-use crate::config::AgentConfig;
+use toolhost_config::providers::DEFAULT_MAX_ITERATIONS;
+
+use crate::agent_loop::{AgentEvent, AgentEventSink, AgentLoop, Inbox, RunOutcome, Transcript};
 use crate::model_choice::ChosenProvider;
+use crate::offered_registry::OfferedRegistry;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{RecordedSession, turn_context};
 use crate::system_prompt::SystemPromptInputs;
-use crate::tool_set::OfferedRegistry;
+use toolhost_config::AgentConfig;
 
 /// What the model tells a child about its place, after toolhost's own prompt.
 const CHILD_ROLE: &str = "You are a sub-agent: another agent gave you the task in the user's \

@@ -5,8 +5,8 @@
 use toolhost_core::ToolError;
 
 use super::{GENERAL_PURPOSE_AGENT, SubAgents};
-use crate::config::{AgentConfig, Config};
 use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
+use toolhost_config::{AgentConfig, Config};
 
 fn refuse(message: impl Into<String>) -> ToolError {
     ToolError::new(message.into())

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use toolhost_core::permission::ToolSelection;
 
 use super::GENERAL_PURPOSE_AGENT;
-use crate::config::{AgentConfig, Config, UnknownAgent};
+use toolhost_config::{AgentConfig, Config, UnknownAgent};
 
 /// The definitions `spawn_agent` can run, by name: the configured ones, and the built-in
 /// general-purpose agent unless one of them takes its name.

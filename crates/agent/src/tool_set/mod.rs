@@ -12,20 +12,23 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::sync::Arc;
 
 use toolhost_core::{RegistryError, ToolRegistry};
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
 use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
-use toolhost_tools::{NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools};
+use toolhost_tools::{
+    BashSettings, NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools,
+};
 
-use crate::config::{AgentConfig, Config};
 use crate::model_choice::ChosenProvider;
+use crate::offered_registry::OfferedRegistry;
 use crate::permissions::Permissions;
-use crate::skills::SkillCatalog;
-use crate::slash_commands::SlashCommands;
 use crate::subagents::{ParentContext, SubAgents};
+use toolhost_catalog::skills::SkillCatalog;
+use toolhost_catalog::slash_commands::SlashCommands;
+use toolhost_config::{AgentConfig, Config};
 
 use self::skills::{Found, skill_tools};
 
@@ -79,35 +82,6 @@ pub struct ToolSet {
 
 /// Where each custom tool came from, by name (built-ins are absent).
 pub type CustomToolSources = BTreeMap<String, PathBuf>;
-
-/// The registry a command offers (set once it exists), for the `toolhost` provider's
-/// `status` tool, which is made before it.
-#[derive(Clone, Default)]
-pub struct OfferedRegistry(Arc<RwLock<Weak<ToolRegistry>>>);
-
-impl OfferedRegistry {
-    /// From now on `status` lists the tools of `registry`.
-    pub fn set(&self, registry: &Arc<ToolRegistry>) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::downgrade(registry);
-    }
-
-    fn names(&self) -> Vec<String> {
-        self.0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .upgrade()
-            .map(|registry| registry.names())
-            .unwrap_or_default()
-    }
-
-    /// The registry, once set and while it lives.
-    pub fn get(&self) -> Option<Arc<ToolRegistry>> {
-        self.0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .upgrade()
-    }
-}
 
 impl ToolSet {
     /// The built-in tools in the registry: neither custom tools nor MCP tools. `--tools`
@@ -296,7 +270,7 @@ async fn build_registry_with(
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
-    let mut bash_settings = config.shell.bash_settings();
+    let mut bash_settings = BashSettings::configured(&config.shell);
     // A command the sandbox keeps off the network could not reach the bridge: it gets none.
     let offline = bash_settings.network == NetworkAccess::Denied
         && bash_settings.sandbox != ShellSandbox::Off;
@@ -467,8 +441,8 @@ fn script_limits(config: &Config) -> ScriptLimits {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use crate::ConfigSources;
     use serde_json::Value;
+    use toolhost_config::ConfigSources;
     use toolhost_core::permission::NonInteractiveApprover;
     use toolhost_core::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -483,7 +457,7 @@ mod tests {
         }
 
         fn is_eligible(&self, ctx: &ProviderContext) -> bool {
-            ctx.agent == crate::MAIN_AGENT
+            ctx.agent == toolhost_config::MAIN_AGENT
         }
 
         fn tools(&self) -> Vec<Arc<dyn Tool>> {
@@ -512,7 +486,7 @@ mod tests {
             "[agents.reviewer]\n",
         )
         .unwrap();
-        let config = Config::load(&ConfigSources {
+        let config = toolhost_catalog::load_config(&ConfigSources {
             workspace: dir.path().to_path_buf(),
             ..ConfigSources::default()
         })

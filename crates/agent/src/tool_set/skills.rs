@@ -3,10 +3,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::Config;
 use crate::skills::hub::{SkillHub, SkillhubInstall, SkillhubSearch};
-use crate::skills::{ListSkills, ReadSkill, SkillCatalog};
-use crate::slash_commands::{SlashCommandTool, SlashCommands};
+use crate::skills::{ListSkills, ReadSkill};
+use crate::slash_command_tool::SlashCommandTool;
+use toolhost_catalog::skills::SkillCatalog;
+use toolhost_catalog::slash_commands::SlashCommands;
+use toolhost_config::Config;
 
 use super::OfferedRegistry;
 

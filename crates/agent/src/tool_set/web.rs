@@ -18,9 +18,9 @@ use toolhost_tools::web::{
 use toolhost_tools::{WebFetchSettings, WebSearchSettings};
 
 use super::native_search::native_search;
-use crate::config::Config;
 use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use crate::provider_connect::connect_provider;
+use toolhost_config::Config;
 
 /// The most tokens a summary answer may have.
 const SUMMARY_MAX_OUTPUT_TOKENS: u32 = 1024;

@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use toolhost_agent::Config;
 use toolhost_agent::subagents::listing;
+use toolhost_config::Config;
 
 use crate::EXIT_USAGE;
 

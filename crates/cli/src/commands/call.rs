@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use serde_json::Value;
-use toolhost_agent::AgentConfig;
+use toolhost_config::AgentConfig;
 use toolhost_core::{CallOptions, ContentBlock, ToolRegistry, ToolUpdate};
 
 // Arguments of `toolhost call` (a plain comment: see `Command` in main.rs).

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use toolhost_agent::Config;
+use toolhost_config::Config;
 
 /// What `toolhost config` does.
 #[derive(Debug, Subcommand)]

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use toolhost_agent::config::workspace_config_paths;
-use toolhost_agent::{AgentConfig, Config};
+use toolhost_config::workspace_config_paths;
+use toolhost_config::{AgentConfig, Config};
 use toolhost_core::Tool as _;
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
 

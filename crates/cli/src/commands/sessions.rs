@@ -8,10 +8,10 @@ use std::time::SystemTime;
 
 use clap::{Args, Subcommand};
 use serde_json::json;
-use toolhost_agent::Config;
 use toolhost_agent::sessions::{
     self, ExportFormat, ListScope, SessionsError, render_list, render_report,
 };
+use toolhost_config::Config;
 use toolhost_session::SessionStore;
 
 /// `toolhost sessions …`.

@@ -1,13 +1,13 @@
 //! `toolhost skills`: search the configured hubs, install and remove hub skills, list the
-//! skills found. Thin: the work is `toolhost_agent::skills`.
+//! skills found. Thin: the work is `toolhost_catalog::skills` and `toolhost_agent::skills::hub`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use toolhost_agent::Config;
-use toolhost_agent::skills::SkillCatalog;
 use toolhost_agent::skills::hub::SkillHub;
+use toolhost_catalog::skills::SkillCatalog;
+use toolhost_config::Config;
 
 /// `toolhost skills …`.
 #[derive(Debug, Subcommand)]
@@ -76,8 +76,8 @@ pub async fn run(
                     "hub"
                 } else {
                     match skill.scope {
-                        toolhost_agent::skills::SkillScope::Project => "project",
-                        toolhost_agent::skills::SkillScope::User => "user",
+                        toolhost_catalog::skills::SkillScope::Project => "project",
+                        toolhost_catalog::skills::SkillScope::User => "user",
                     }
                 };
                 println!(

@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use url::Url;
 
-/// How long a fetched page is served from the cache.
-pub const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
+pub use toolhost_config::web::CACHE_TTL;
 
 /// Query parameters that only track who clicked: dropped from the cache key.
 const TRACKING_PARAMETERS: [&str; 12] = [

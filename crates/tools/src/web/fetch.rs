@@ -18,16 +18,7 @@ use super::client::{Fetched, fetch};
 use super::extract::{BodyKind, body_kind, decode_text, readable_markdown};
 use super::guard::{CheckedUrl, GuardError, HostResolver, check_url, resolve_destination};
 use super::summary::{SummaryRequest, WebSummarizer};
-
-/// How long one fetch may take, redirects included.
-pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The most of a response body that is read; the rest is cut, and the result says so.
-pub const MAX_RESPONSE_BYTES: usize = 5 * 1024 * 1024;
-
-/// The most characters of page content a result holds (under the 50 KB result limit, so
-/// that the note about the cut survives the pipeline's truncation).
-pub const MAX_CONTENT_CHARS: usize = 40_000;
+pub use toolhost_config::web::{DEFAULT_FETCH_TIMEOUT, MAX_CONTENT_CHARS, MAX_RESPONSE_BYTES};
 
 /// Content longer than this is answered by the summary model when a `prompt` is given.
 pub const SUMMARY_THRESHOLD_BYTES: usize = 4 * 1024;

@@ -5,7 +5,6 @@
 //! The service's URL is the user's configuration, not the model's: it is not put through the
 //! private-network guard (a SearXNG on `localhost` is the usual setup).
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -22,61 +21,7 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
-/// Which service a `[web.search]` section names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SearchProvider {
-    /// A SearXNG instance (`url` required; its JSON format must be enabled).
-    Searxng,
-    /// Tavily's search API.
-    Tavily,
-    /// Brave Search's web search API.
-    Brave,
-    /// Jina's search endpoint (`s.jina.ai`).
-    Jina,
-}
-
-impl SearchProvider {
-    /// The name used in configuration.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Searxng => "searxng",
-            Self::Tavily => "tavily",
-            Self::Brave => "brave",
-            Self::Jina => "jina",
-        }
-    }
-
-    /// The public endpoint, for those that have one.
-    fn default_endpoint(self) -> Option<&'static str> {
-        match self {
-            Self::Searxng => None,
-            Self::Tavily => Some("https://api.tavily.com/search"),
-            Self::Brave => Some("https://api.search.brave.com/res/v1/web/search"),
-            Self::Jina => Some("https://s.jina.ai/"),
-        }
-    }
-
-    /// Whether it needs an API key.
-    pub fn needs_key(self) -> bool {
-        !matches!(self, Self::Searxng)
-    }
-}
-
-impl FromStr for SearchProvider {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text.to_ascii_lowercase().as_str() {
-            "searxng" => Ok(Self::Searxng),
-            "tavily" => Ok(Self::Tavily),
-            "brave" => Ok(Self::Brave),
-            "jina" => Ok(Self::Jina),
-            _ => Err(format!(
-                "unknown search provider '{text}': write one of searxng, tavily, brave, jina"
-            )),
-        }
-    }
-}
+pub use toolhost_config::web::SearchProvider;
 
 /// A configured search service.
 #[derive(Clone, Debug)]

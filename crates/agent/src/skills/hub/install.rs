@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::unpack::{self, UnpackLimits};
 use super::{HubError, INSTALL_RECORD, InstallRecord, InstalledSkill};
-use crate::skills::{SKILL_FILE, SkillScope, load_skill};
+use toolhost_catalog::skills::{SKILL_FILE, SkillScope, load_skill};
 
 /// Unpacks into a temp folder inside `install_folder`, checks it is a skill, writes the
 /// record and renames it into place; the temp folder goes away whatever happens.

@@ -26,45 +26,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+pub use toolhost_catalog::skills::INSTALL_RECORD;
+use toolhost_config::HubLimits;
 
 pub use skillhub_install::SkillhubInstall;
 pub use skillhub_search::SkillhubSearch;
 pub use unpack::{UnpackError, UnpackLimits};
 
-/// The file an installed skill's folder holds: which hub, id, version and hash it came from.
-pub const INSTALL_RECORD: &str = ".toolhost-hub.json";
-
-/// The largest archive downloaded, in bytes (`[skills] max_archive_bytes`).
-pub const MAX_SKILL_ARCHIVE_BYTES: u64 = 20 * 1024 * 1024;
-/// The most bytes an archive may unpack to (`[skills] max_unpacked_bytes`).
-pub const MAX_SKILL_UNPACKED_BYTES: u64 = 64 * 1024 * 1024;
-/// The most entries an archive may hold (`[skills] max_entries`).
-pub const MAX_SKILL_ARCHIVE_ENTRIES: usize = 2000;
 /// The largest hub index read, in bytes.
 pub const MAX_HUB_INDEX_BYTES: u64 = 4 * 1024 * 1024;
 /// How long one request to a hub may take.
 pub const HUB_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The hub's limits; defaults are the constants above.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HubLimits {
-    /// See [`MAX_SKILL_ARCHIVE_BYTES`].
-    pub max_archive_bytes: u64,
-    /// See [`MAX_SKILL_UNPACKED_BYTES`].
-    pub max_unpacked_bytes: u64,
-    /// See [`MAX_SKILL_ARCHIVE_ENTRIES`].
-    pub max_entries: usize,
-}
-
-impl Default for HubLimits {
-    fn default() -> Self {
-        Self {
-            max_archive_bytes: MAX_SKILL_ARCHIVE_BYTES,
-            max_unpacked_bytes: MAX_SKILL_UNPACKED_BYTES,
-            max_entries: MAX_SKILL_ARCHIVE_ENTRIES,
-        }
-    }
-}
 
 /// One skill of a hub's index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,7 +217,7 @@ impl SkillHub {
 
     /// The hubs of `[skills]`, installing into [`default_install_folder`] of `home` (without a
     /// home, `.toolhost/skills` of the current folder).
-    pub fn for_config(config: &crate::config::SkillsConfig, home: Option<&Path>) -> Self {
+    pub fn for_config(config: &toolhost_config::SkillsConfig, home: Option<&Path>) -> Self {
         let install_folder =
             home.map_or_else(|| PathBuf::from(".toolhost/skills"), default_install_folder);
         Self::new(config.hubs.clone(), install_folder, config.hub_limits())

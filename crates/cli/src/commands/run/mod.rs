@@ -12,13 +12,14 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
+use toolhost_agent::Permissions;
 use toolhost_agent::agent_loop::{AgentEvent, Transcript};
 use toolhost_agent::assembly::{AgentSetup, AssemblyError};
 use toolhost_agent::model_choice::ModelFlags;
-use toolhost_agent::pricing::provider_pricing;
 use toolhost_agent::session_record::{SessionChoice, SessionOpening, turn_context};
 use toolhost_agent::sessions;
-use toolhost_agent::{AgentConfig, Config, Permissions};
+use toolhost_config::pricing::provider_pricing;
+use toolhost_config::{AgentConfig, Config};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Message;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::ValueEnum;
 use serde_json::{Value, json};
 use toolhost_agent::agent_loop::{AgentEvent, RunOutcome};
-use toolhost_agent::pricing::{Pricing, usage_summary};
+use toolhost_config::pricing::{Pricing, usage_summary};
 use toolhost_core::ContentBlock;
 use toolhost_core::conversation::{AssistantMessage, AssistantPart, StopReason, Usage};
 

@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::shell::ShellSandbox;
 use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
-use toolhost_tools::ShellSandbox;
 
 use super::agents::{FileAgent, agent_config};
 use super::mcp::{CLAUDE_MCP_JSON, FileMcpServer, claude_mcp_json, server_config};
@@ -161,8 +161,19 @@ struct FileHook {
 }
 
 impl Config {
-    /// Reads and merges every layer of `sources`.
+    /// Reads and merges every layer of `sources`, then checks that each agent's servers are
+    /// configured. Agents defined in Markdown files are found by the catalogue
+    /// (`toolhost_catalog::load_config`, what the commands use), which adds them between
+    /// [`Config::load_layers`] and [`Config::check_agents`].
     pub fn load(sources: &ConfigSources) -> Result<Self, ConfigError> {
+        let config = Self::load_layers(sources)?;
+        config.check_agents()?;
+        Ok(config)
+    }
+
+    /// Reads and merges every layer of `sources` (Claude Code's `.mcp.json`, the TOML files,
+    /// the flags) without checking the agents.
+    pub fn load_layers(sources: &ConfigSources) -> Result<Self, ConfigError> {
         let mut config = Self::default();
         config.read_claude_mcp_json(&sources.workspace)?;
         let mut layers: Vec<(PathBuf, bool)> = Vec::new();
@@ -192,9 +203,7 @@ impl Config {
             .home
             .as_ref()
             .map(|home| home.join(".toolhost").join("cache").join("web"));
-        config.read_agent_files(&sources.workspace, sources.home.as_deref())?;
         config.apply_overrides(&sources.overrides)?;
-        config.check_agents()?;
         Ok(config)
     }
 
@@ -536,7 +545,7 @@ impl Config {
         for hub in skills.hubs {
             let url = hub.get_ref().trim();
             let scheme = url.split_once("://").map(|(scheme, _)| scheme);
-            if !matches!(scheme, Some("http" | "https")) || reqwest::Url::parse(url).is_err() {
+            if !matches!(scheme, Some("http" | "https")) || url::Url::parse(url).is_err() {
                 return Err(invalid(
                     Some(hub.span().start),
                     format!(

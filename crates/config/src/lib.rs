@@ -23,13 +23,15 @@
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
-mod agent_files;
 mod agents;
 mod load;
 mod mcp;
-mod providers;
+pub mod mcp_server;
+pub mod pricing;
+pub mod providers;
+pub mod shell;
 mod show;
-mod web;
+pub mod web;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,15 +39,17 @@ use std::time::Duration;
 
 use regex::Regex;
 use toolhost_core::permission::{PermissionMode, RuleSet};
-use toolhost_mcp::McpServerConfig;
-use toolhost_tools::{BashSettings, NetworkAccess, ShellSandbox};
 
-pub use agent_files::{agent_folders, agent_from_file};
-pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent};
+pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent, whole_tool_rule};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::CLAUDE_MCP_JSON;
-pub use providers::{AgentSettings, ProviderEntry, ProviderTimeouts, Temperature, check_base_url};
-pub use web::{WebConfig, WebSearchConfig};
+pub use mcp_server::{McpServerConfig, McpTransport};
+pub use providers::{
+    AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
+    check_base_url,
+};
+pub use shell::{ShellConfig, ShellSandbox};
+pub use web::{SearchProvider, WebConfig, WebSearchConfig};
 
 /// How long a hook may run when its `timeout` does not say (R42).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -113,9 +117,12 @@ impl Config {
 pub struct SessionsConfig {
     /// `path`: the session store's file; relative paths are resolved against the workspace,
     /// `~/` against `$HOME`. `None`: `~/.toolhost/sessions.db` (see
-    /// [`crate::sessions::store_path`], which `TOOLHOST_SESSIONS_DB` overrides).
+    /// `toolhost_agent::sessions::store_path`, which [`SESSIONS_DB_ENV`] overrides).
     pub path: Option<PathBuf>,
 }
+
+/// The environment variable that names the session store's file, over `[sessions] path`.
+pub const SESSIONS_DB_ENV: &str = "TOOLHOST_SESSIONS_DB";
 
 /// `[tools]`: deferred tools (see [`toolhost_core::deferral`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -163,44 +170,6 @@ pub struct Limits {
     pub max_result_chars: Option<usize>,
 }
 
-/// `[shell]`: overrides of the Bash tool's limits and sandbox (R22, R38, R42). Unset values
-/// keep the tool's defaults.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ShellConfig {
-    /// `exec_timeout`: the timeout of a command whose call gives none (default 120 s).
-    pub exec_timeout: Option<Duration>,
-    /// `max_timeout`: the longest timeout a call may ask for (default 600 s).
-    pub max_timeout: Option<Duration>,
-    /// `max_output_bytes`: output kept in the result, head and tail (default 100 KB).
-    pub max_output_bytes: Option<usize>,
-    /// `sandbox`: `workspace-write` (default), `read-only` or `off`.
-    pub sandbox: Option<ShellSandbox>,
-    /// `network`: `false` denies TCP connections to sandboxed commands.
-    pub network: Option<bool>,
-    /// `writable_roots`: more folders writable under `workspace-write`; relative paths are
-    /// resolved against the workspace, `~/` against `$HOME`. Lists concatenate across files.
-    pub writable_roots: Vec<PathBuf>,
-}
-
-impl ShellConfig {
-    /// The Bash tool's settings: its defaults with these overrides.
-    pub fn bash_settings(&self) -> BashSettings {
-        let defaults = BashSettings::default();
-        BashSettings {
-            default_timeout: self.exec_timeout.unwrap_or(defaults.default_timeout),
-            max_timeout: self.max_timeout.unwrap_or(defaults.max_timeout),
-            output_cap: self.max_output_bytes.unwrap_or(defaults.output_cap),
-            sandbox: self.sandbox.unwrap_or(defaults.sandbox),
-            network: match self.network {
-                Some(false) => NetworkAccess::Denied,
-                Some(true) | None => NetworkAccess::Allowed,
-            },
-            writable_roots: self.writable_roots.clone(),
-            ..defaults
-        }
-    }
-}
-
 /// `[custom_tools]`: configured tool paths (R34's last source) and the limits of custom tools
 /// (R41, R42). Unset limits keep the engine's defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -233,14 +202,42 @@ pub struct SkillsConfig {
 
 impl SkillsConfig {
     /// The hub's limits: its defaults with these overrides.
-    pub fn hub_limits(&self) -> crate::skills::hub::HubLimits {
-        let defaults = crate::skills::hub::HubLimits::default();
-        crate::skills::hub::HubLimits {
+    pub fn hub_limits(&self) -> HubLimits {
+        let defaults = HubLimits::default();
+        HubLimits {
             max_archive_bytes: self.max_archive_bytes.unwrap_or(defaults.max_archive_bytes),
             max_unpacked_bytes: self
                 .max_unpacked_bytes
                 .unwrap_or(defaults.max_unpacked_bytes),
             max_entries: self.max_entries.unwrap_or(defaults.max_entries),
+        }
+    }
+}
+
+/// The largest archive downloaded, in bytes (`[skills] max_archive_bytes`).
+pub const MAX_SKILL_ARCHIVE_BYTES: u64 = 20 * 1024 * 1024;
+/// The most bytes an archive may unpack to (`[skills] max_unpacked_bytes`).
+pub const MAX_SKILL_UNPACKED_BYTES: u64 = 64 * 1024 * 1024;
+/// The most entries an archive may hold (`[skills] max_entries`).
+pub const MAX_SKILL_ARCHIVE_ENTRIES: usize = 2000;
+
+/// The hub's limits; defaults are the constants above.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HubLimits {
+    /// See [`MAX_SKILL_ARCHIVE_BYTES`].
+    pub max_archive_bytes: u64,
+    /// See [`MAX_SKILL_UNPACKED_BYTES`].
+    pub max_unpacked_bytes: u64,
+    /// See [`MAX_SKILL_ARCHIVE_ENTRIES`].
+    pub max_entries: usize,
+}
+
+impl Default for HubLimits {
+    fn default() -> Self {
+        Self {
+            max_archive_bytes: MAX_SKILL_ARCHIVE_BYTES,
+            max_unpacked_bytes: MAX_SKILL_UNPACKED_BYTES,
+            max_entries: MAX_SKILL_ARCHIVE_ENTRIES,
         }
     }
 }

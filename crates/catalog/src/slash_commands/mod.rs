@@ -8,13 +8,13 @@
 //! body is the prompt, expanded by [`expand`] (the rules are in the README and in
 //! [`expand::parse_template`]).
 //!
-//! Two ways in: the model calls the `slash_command` tool ([`SlashCommandTool`]); a front end
+//! Two ways in: the model calls the `slash_command` tool (`toolhost_agent`'s
+//! `SlashCommandTool`); a front end
 //! (`toolhost chat`) hands a line starting with `/` to [`SlashCommands::run_line`], which
 //! returns a [`CommandTurn`]: the prompt to send, the tools that turn is offered
 //! ([`CommandTurn::tools`], a filtered view of the registry) and the model to use.
 
 mod expand;
-mod slash_command;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,7 +26,6 @@ use toolhost_core::{CallOptions, ToolRegistry};
 use crate::front_matter::{self, FrontMatterError, StringOrList};
 
 pub use expand::{ExpandError, Expansion, Piece, parse_template, split_arguments};
-pub use slash_command::SlashCommandTool;
 
 /// How deep sub-folders of a commands folder are looked into.
 const MAX_COMMAND_DEPTH: usize = 8;

@@ -26,10 +26,78 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
-use toolhost_tools::web::SearchProvider;
 
 use super::providers::check_base_url;
 use super::{Config, ConfigError};
+
+/// How long a fetched page is served from the cache.
+pub const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// How long one fetch may take, redirects included.
+pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most of a response body that is read; the rest is cut, and the result says so.
+pub const MAX_RESPONSE_BYTES: usize = 5 * 1024 * 1024;
+
+/// The most characters of page content a result holds (under the 50 KB result limit, so
+/// that the note about the cut survives the pipeline's truncation).
+pub const MAX_CONTENT_CHARS: usize = 40_000;
+
+/// Which service a `[web.search]` section names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchProvider {
+    /// A SearXNG instance (`url` required; its JSON format must be enabled).
+    Searxng,
+    /// Tavily's search API.
+    Tavily,
+    /// Brave Search's web search API.
+    Brave,
+    /// Jina's search endpoint (`s.jina.ai`).
+    Jina,
+}
+
+impl SearchProvider {
+    /// The name used in configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Searxng => "searxng",
+            Self::Tavily => "tavily",
+            Self::Brave => "brave",
+            Self::Jina => "jina",
+        }
+    }
+
+    /// The public endpoint, for those that have one.
+    pub fn default_endpoint(self) -> Option<&'static str> {
+        match self {
+            Self::Searxng => None,
+            Self::Tavily => Some("https://api.tavily.com/search"),
+            Self::Brave => Some("https://api.search.brave.com/res/v1/web/search"),
+            Self::Jina => Some("https://s.jina.ai/"),
+        }
+    }
+
+    /// Whether it needs an API key.
+    pub fn needs_key(self) -> bool {
+        !matches!(self, Self::Searxng)
+    }
+}
+
+impl std::str::FromStr for SearchProvider {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "searxng" => Ok(Self::Searxng),
+            "tavily" => Ok(Self::Tavily),
+            "brave" => Ok(Self::Brave),
+            "jina" => Ok(Self::Jina),
+            _ => Err(format!(
+                "unknown search provider '{text}': write one of searxng, tavily, brave, jina"
+            )),
+        }
+    }
+}
 
 /// `[web]` in a file; every key is checked.
 #[derive(Debug, Default, Deserialize)]

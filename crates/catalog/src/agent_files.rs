@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toolhost_core::permission::{PermissionMode, ToolSelection};
 
-use super::agents::{AgentConfig, whole_tool_rule};
-use super::{Config, ConfigError};
+use toolhost_config::{AgentConfig, Config, ConfigError, whole_tool_rule};
+
 use crate::front_matter::{self, StringOrList};
 
 /// The front matter of an agent file (Claude Code's keys).
@@ -59,46 +59,44 @@ pub fn agent_folders(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     folders
 }
 
-impl Config {
-    /// Reads the agent files of every folder of [`agent_folders`]; a definition named like an
-    /// `[agents.NAME]` table is left out (with a warning), the table wins.
-    pub(super) fn read_agent_files(
-        &mut self,
-        workspace: &Path,
-        home: Option<&Path>,
-    ) -> Result<(), ConfigError> {
-        let from_toml: Vec<String> = self.agents.keys().cloned().collect();
-        for folder in agent_folders(workspace, home) {
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path())
-                .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-                .collect();
-            files.sort();
-            for path in files {
-                let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
-                    path: path.clone(),
-                    source,
-                })?;
-                let agent = agent_from_file(&path, &text)?;
-                if from_toml.contains(&agent.name) {
-                    tracing::warn!(
-                        "{}: the agent '{}' is also defined as [agents.{}] in the configuration, \
+/// Reads the agent files of every folder of [`agent_folders`] into `config`; a definition named
+/// like an `[agents.NAME]` table is left out (with a warning), the table wins.
+pub fn read_agent_files(
+    config: &mut Config,
+    workspace: &Path,
+    home: Option<&Path>,
+) -> Result<(), ConfigError> {
+    let from_toml: Vec<String> = config.agents.keys().cloned().collect();
+    for folder in agent_folders(workspace, home) {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let agent = agent_from_file(&path, &text)?;
+            if from_toml.contains(&agent.name) {
+                tracing::warn!(
+                    "{}: the agent '{}' is also defined as [agents.{}] in the configuration, \
                          which wins",
-                        path.display(),
-                        agent.name,
-                        agent.name
-                    );
-                    continue;
-                }
-                self.agents.insert(agent.name.clone(), agent);
+                    path.display(),
+                    agent.name,
+                    agent.name
+                );
+                continue;
             }
+            config.agents.insert(agent.name.clone(), agent);
         }
-        Ok(())
     }
+    Ok(())
 }
 
 /// The definition in `text`, the content of the agent file `path`.

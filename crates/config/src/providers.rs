@@ -20,11 +20,59 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
-use toolhost_providers::Api;
 
 use crate::pricing::Pricing;
+
+/// The wire format a provider speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Api {
+    /// OpenAI chat completions, `POST {base_url}/chat/completions` — what llama.cpp, vLLM,
+    /// Ollama, LM Studio, OpenRouter and most gateways speak.
+    #[serde(rename = "openai-chat")]
+    OpenAiChat,
+    /// The OpenAI Responses API, `POST {base_url}/responses`.
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+    /// Anthropic messages, `POST {base_url}/v1/messages`.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+}
+
+impl Api {
+    /// The name used in configuration files (`openai-chat`, `openai-responses`, `anthropic`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAiChat => "openai-chat",
+            Self::OpenAiResponses => "openai-responses",
+            Self::Anthropic => "anthropic",
+        }
+    }
+}
+
+impl std::str::FromStr for Api {
+    type Err = String;
+
+    /// Reads a configuration name; the error lists the names there are.
+    fn from_str(name: &str) -> Result<Self, String> {
+        [Self::OpenAiChat, Self::OpenAiResponses, Self::Anthropic]
+            .into_iter()
+            .find(|api| api.as_str() == name)
+            .ok_or_else(|| {
+                format!("unknown api `{name}`: use openai-chat, openai-responses or anthropic")
+            })
+    }
+}
+
+impl std::fmt::Display for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The providers known without configuration, by their conventional variables.
+pub const CONVENTIONAL_PROVIDERS: [&str; 2] = ["openai", "anthropic"];
 
 /// One `[providers.NAME]` table; every key is checked.
 #[derive(Debug, Deserialize)]
@@ -132,6 +180,12 @@ pub struct ProviderTimeouts {
     /// The whole request, streaming included.
     pub request: Option<Duration>,
 }
+
+/// How many model turns a run may take when nothing else is configured (R25).
+pub const DEFAULT_MAX_ITERATIONS: usize = 50;
+
+/// The share of the context window at which a conversation is compacted by default.
+pub const DEFAULT_COMPACT_AT: f64 = 0.8;
 
 /// `[agent]`: the defaults of `toolhost run` and `toolhost chat`.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -11,7 +11,7 @@
 //! A model without a price is counted in tokens only: no cost is made up.
 //!
 //! ```
-//! use toolhost_agent::pricing::{Pricing, usage_summary};
+//! use toolhost_config::pricing::{Pricing, usage_summary};
 //! use toolhost_core::conversation::Usage;
 //!
 //! let usage = Usage { input_tokens: 12_000, output_tokens: 800, cache_read_tokens: 10_000, cache_write_tokens: 0 };
@@ -24,7 +24,8 @@
 use serde::Serialize;
 use toolhost_core::conversation::Usage;
 
-use crate::config::{Config, ProviderEntry};
+use crate::providers::CONVENTIONAL_PROVIDERS;
+use crate::{Config, ProviderEntry};
 
 /// Prices of one model, in USD per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -162,9 +163,7 @@ pub fn provider_pricing(entry: &ProviderEntry, model: &str) -> Option<Pricing> {
 pub fn pricing_for(config: &Config, provider: &str, model: &str) -> Option<Pricing> {
     match config.providers.get(provider) {
         Some(entry) => provider_pricing(entry, model),
-        None if crate::model_choice::CONVENTIONAL_PROVIDERS.contains(&provider) => {
-            built_in_pricing(model)
-        }
+        None if CONVENTIONAL_PROVIDERS.contains(&provider) => built_in_pricing(model),
         None => None,
     }
 }

@@ -9,11 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::mcp_server::McpServerConfig;
 use serde::Deserialize;
 use toml::Spanned;
 use toolhost_core::permission::{PermissionMode, PermissionRule, ToolSelection};
 use toolhost_core::{ToolRegistry, ToolSpec};
-use toolhost_mcp::McpServerConfig;
 
 use super::mcp::{FileMcpServer, Lookup, direct_server_config};
 use super::{Config, ConfigError};
@@ -103,7 +103,7 @@ impl AgentConfig {
     }
 
     /// A definition named `name` with nothing set yet (a Markdown file fills it in).
-    pub(super) fn named(name: &str, origin: String) -> Self {
+    pub fn named(name: &str, origin: String) -> Self {
         let mut agent = Self::everything(name);
         agent.origin = Some(origin);
         agent
@@ -134,7 +134,7 @@ impl AgentConfig {
     }
 
     /// Where the agent's user servers were named, to report an unknown one (`path:line`).
-    pub(super) fn set_server_origins(&mut self, origins: Vec<String>) {
+    pub fn set_server_origins(&mut self, origins: Vec<String>) {
         self.server_origins = origins;
     }
 
@@ -211,7 +211,7 @@ impl Config {
     /// Checks what only the merged layers can tell: every id in an agent's `mcp_servers` is a
     /// user server, and no direct server has the id of a user server the agent sees (their
     /// tools would clash).
-    pub(super) fn check_agents(&self) -> Result<(), ConfigError> {
+    pub fn check_agents(&self) -> Result<(), ConfigError> {
         for agent in self.agents.values() {
             for (id, origin) in agent
                 .mcp_servers
@@ -332,7 +332,7 @@ pub(super) fn agent_config(
 /// One entry of a tool list that selects whole tools (`allowed_tools`, an agent file's
 /// `tools`): a tool name, `mcp__server` or `mcp__*`; a specifier is refused, since rules under
 /// `[permissions]` decide calls. `Err` says what is wrong and what to write instead.
-pub(super) fn whole_tool_rule(entry: &str) -> Result<String, String> {
+pub fn whole_tool_rule(entry: &str) -> Result<String, String> {
     let rule = PermissionRule::parse(entry).map_err(|error| error.to_string())?;
     if rule.has_specifier() {
         let tool = rule.as_str().split('(').next().unwrap_or_default();

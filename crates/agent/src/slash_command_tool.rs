@@ -14,8 +14,8 @@ use toolhost_core::{
     TypedTool,
 };
 
-use super::SlashCommands;
-use crate::tool_set::OfferedRegistry;
+use crate::offered_registry::OfferedRegistry;
+use toolhost_catalog::slash_commands::SlashCommands;
 
 /// Parameters of `slash_command`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::mcp_server::{McpServerConfig, McpTransport};
 use toolhost_core::permission::{PermissionRule, RuleList};
-use toolhost_mcp::{McpServerConfig, McpTransport};
 
 use super::{Config, HookCommand};
 
@@ -55,7 +55,7 @@ pub(super) fn render(config: &Config) -> String {
         ),
         None => out.push_str(&format!(
             "# path = \"~/.toolhost/sessions.db\"       # {DEFAULT} ({} overrides it)\n",
-            crate::sessions::SESSIONS_DB_ENV
+            crate::SESSIONS_DB_ENV
         )),
     }
 
@@ -102,20 +102,36 @@ pub(super) fn render(config: &Config) -> String {
 }
 
 fn shell(out: &mut String, config: &Config) {
-    let settings = config.shell.bash_settings();
+    use crate::shell::{BASH_OUTPUT_CAP, DEFAULT_BASH_TIMEOUT, MAX_BASH_TIMEOUT};
+
+    let shell = &config.shell;
     out.push_str("\n[shell]\n");
     let values = [
         (
             "exec_timeout",
-            settings.default_timeout.as_secs().to_string(),
+            shell
+                .exec_timeout
+                .unwrap_or(DEFAULT_BASH_TIMEOUT)
+                .as_secs()
+                .to_string(),
         ),
-        ("max_timeout", settings.max_timeout.as_secs().to_string()),
-        ("max_output_bytes", settings.output_cap.to_string()),
-        ("sandbox", quote(settings.sandbox.as_str())),
         (
-            "network",
-            (settings.network == toolhost_tools::NetworkAccess::Allowed).to_string(),
+            "max_timeout",
+            shell
+                .max_timeout
+                .unwrap_or(MAX_BASH_TIMEOUT)
+                .as_secs()
+                .to_string(),
         ),
+        (
+            "max_output_bytes",
+            shell
+                .max_output_bytes
+                .unwrap_or(BASH_OUTPUT_CAP)
+                .to_string(),
+        ),
+        ("sandbox", quote(shell.sandbox.unwrap_or_default().as_str())),
+        ("network", shell.network.unwrap_or(true).to_string()),
     ];
     for (key, value) in values {
         let source = config.source_of(&format!("shell.{key}")).map(str::to_owned);
@@ -179,7 +195,7 @@ fn tools(out: &mut String, config: &Config) {
 /// `[skills]`, shown only when something is set (most configurations have no hub).
 fn skills(out: &mut String, config: &Config) {
     let skills = &config.skills;
-    if *skills == crate::config::SkillsConfig::default() {
+    if *skills == crate::SkillsConfig::default() {
         return;
     }
     out.push_str("\n[skills]\n");
@@ -201,9 +217,7 @@ fn skills(out: &mut String, config: &Config) {
 
 /// `[web]` and `[web.search]`, every key with its value or default.
 fn web(out: &mut String, config: &Config) {
-    use toolhost_tools::web::{
-        CACHE_TTL, DEFAULT_FETCH_TIMEOUT, MAX_CONTENT_CHARS, MAX_RESPONSE_BYTES,
-    };
+    use crate::web::{CACHE_TTL, DEFAULT_FETCH_TIMEOUT, MAX_CONTENT_CHARS, MAX_RESPONSE_BYTES};
 
     let web = &config.web;
     out.push_str("\n[web]\n");
@@ -373,12 +387,12 @@ fn providers(out: &mut String, config: &Config) {
     }
     let (iterations, source) = match settings.max_iterations {
         Some(limit) => (limit, config.source_of("agent.max_iterations")),
-        None => (crate::agent_loop::DEFAULT_MAX_ITERATIONS, None),
+        None => (crate::providers::DEFAULT_MAX_ITERATIONS, None),
     };
     line(out, &format!("max_iterations = {iterations}"), source);
     let (share, source) = match settings.compact_at {
         Some(share) => (share, config.source_of("agent.compact_at")),
-        None => (crate::agent_loop::compaction::DEFAULT_COMPACT_AT, None),
+        None => (crate::providers::DEFAULT_COMPACT_AT, None),
     };
     line(out, &format!("compact_at = {share}"), source);
     for (name, entry) in &config.providers {

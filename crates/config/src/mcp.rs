@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::mcp_server::expand_variables;
+use crate::mcp_server::{McpServerConfig, McpTransport};
 use serde::Deserialize;
-use toolhost_mcp::client::expand_variables;
-use toolhost_mcp::{McpServerConfig, McpTransport};
 
 /// Claude Code's project file of MCP servers, in the workspace root.
 pub const CLAUDE_MCP_JSON: &str = ".mcp.json";

@@ -1,0 +1,191 @@
+//! What a configured MCP server is: its transport, its tool filters and its limits (R42).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long a server may take to start and answer `tools/list` when `startup_timeout` does
+/// not say.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long one tool call may run when `tool_timeout` does not say.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One `[mcp_servers.NAME]` entry (or one server of `.mcp.json`), values already expanded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpServerConfig {
+    /// The name as configured; tools are named `mcp__<name>__<tool>` after it is sanitised.
+    pub name: String,
+    /// How to reach the server.
+    pub transport: McpTransport,
+    /// `enabled = false` keeps the entry but starts nothing.
+    pub enabled: bool,
+    /// `enabled_tools`: when set, only these tools (by the server's names) are registered.
+    pub enabled_tools: Option<Vec<String>>,
+    /// `disabled_tools`: tools (by the server's names) never registered.
+    pub disabled_tools: Vec<String>,
+    /// `startup_timeout`: start, handshake and first `tools/list`.
+    pub startup_timeout: Duration,
+    /// `tool_timeout`: the longest one call may run.
+    pub tool_timeout: Duration,
+    /// `required = true`: a server that fails to start stops the command.
+    pub required: bool,
+    /// Where it was configured (`path:line`), for messages.
+    pub origin: String,
+    /// Why the entry cannot be used although it parsed (a `${VAR}` that is not set):
+    /// reported when the servers start, like a server that fails.
+    pub problem: Option<String>,
+}
+
+impl McpServerConfig {
+    /// A server with this name and transport and every default.
+    pub fn new(name: impl Into<String>, transport: McpTransport) -> Self {
+        Self {
+            name: name.into(),
+            transport,
+            enabled: true,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            required: false,
+            origin: String::new(),
+            problem: None,
+        }
+    }
+
+    /// Whether the tool the server calls `tool` passes `enabled_tools` and `disabled_tools`.
+    pub fn allows_tool(&self, tool: &str) -> bool {
+        self.enabled_tools
+            .as_ref()
+            .is_none_or(|enabled| enabled.iter().any(|name| name == tool))
+            && !self.disabled_tools.iter().any(|name| name == tool)
+    }
+}
+
+/// How toolhost talks to a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McpTransport {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program (looked up on `PATH`).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to the clean environment.
+        env: BTreeMap<String, String>,
+        /// Its working folder (default: the workspace).
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint, such as `https://example.com/mcp`.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+        /// The environment variable holding a bearer token.
+        bearer_token_env: Option<String>,
+    },
+    /// The legacy HTTP+SSE transport (protocol 2024-11-05), spoken by toolhost's own client
+    /// (rmcp 3.11 has none): a `GET` of `url` opens the event stream, whose `endpoint` event
+    /// names where messages are `POST`ed, on the same origin. The stream closing counts as the
+    /// server stopping: the next call connects again.
+    Sse {
+        /// The SSE endpoint (`http://` or `https://`), such as `http://localhost:3001/sse`.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+        /// The environment variable holding a bearer token.
+        bearer_token_env: Option<String>,
+    },
+    /// A built-in provider of the same name, served in process
+    /// (`toolhost_mcp::provider::McpProvider`); never read from a config file.
+    InProcess,
+}
+
+impl McpTransport {
+    /// `stdio`, `http` or `sse`, as `type` in `.mcp.json` says (`built-in` for a provider).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Http { .. } => "http",
+            Self::Sse { .. } => "sse",
+            Self::InProcess => "built-in",
+        }
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` in `text` (Claude Code's syntax); `$` not followed by
+/// `{` is kept. A variable that is not set and has no default is an error naming it.
+pub fn expand_variables(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("'{text}' has a '${{' without its closing '}}'"));
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        match (lookup(name), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => {
+                return Err(format!(
+                    "the environment variable {name} is not set (used as ${{{name}}}); set it, \
+                     or write ${{{name}:-default}}"
+                ));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn lookup(name: &str) -> Option<String> {
+        (name == "HOME").then(|| "/home/me".to_owned())
+    }
+
+    #[test]
+    fn variables_expand_with_defaults_and_missing_ones_are_named() {
+        assert_eq!(
+            expand_variables("${HOME}/x:${NOPE:-d}$PATH", &lookup).unwrap(),
+            "/home/me/x:d$PATH"
+        );
+        let error = expand_variables("Bearer ${TOKEN}", &lookup).unwrap_err();
+        assert!(error.contains("TOKEN is not set"), "{error}");
+        assert!(expand_variables("${HOME", &lookup).is_err());
+    }
+
+    #[test]
+    fn tool_filters_apply_enabled_then_disabled() {
+        let mut config = McpServerConfig::new(
+            "s",
+            McpTransport::Sse {
+                url: "http://x".into(),
+                headers: BTreeMap::new(),
+                bearer_token_env: None,
+            },
+        );
+        assert!(config.allows_tool("a"));
+        config.enabled_tools = Some(vec!["a".into(), "b".into()]);
+        config.disabled_tools = vec!["b".into()];
+        assert!(config.allows_tool("a"));
+        assert!(!config.allows_tool("b"));
+        assert!(!config.allows_tool("c"));
+    }
+}
