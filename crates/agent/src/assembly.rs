@@ -11,11 +11,13 @@ use toolhost_config::providers::DEFAULT_MAX_ITERATIONS;
 
 use crate::agent_loop::AgentLoop;
 use crate::hooks::PreCompactHooks;
-use crate::model_choice::{ChosenProvider, ModelChoiceError, ModelFlags, choose_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::system_prompt::SystemPromptInputs;
 use crate::tool_set::{ToolSet, ToolSetBuilder, ToolSetError};
+use toolhost_config::model_choice::{
+    ChosenProvider, ModelChoiceError, ModelFlags, choose_provider,
+};
 use toolhost_config::{AgentConfig, Config};
 
 /// An agent ready to run.

@@ -15,7 +15,6 @@ use toolhost_session::{EntryId, SessionStore, StoreError};
 use crate::agent_loop::compaction::Compacted;
 use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
 use crate::assembly::AssembledAgent;
-use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider, is_provider};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{
@@ -24,6 +23,7 @@ use crate::session_record::{
 use crate::system_prompt::SystemPromptInputs;
 use toolhost_catalog::slash_commands::SlashCommands;
 use toolhost_config::Config;
+use toolhost_config::model_choice::{ChosenProvider, ModelFlags, choose_provider, is_provider};
 
 /// The chat's own commands; any other `/name` is not one of them.
 pub const CHAT_COMMANDS: [(&str, &str); 10] = [

@@ -6,7 +6,7 @@ use toolhost_providers::{
     ANTHROPIC_BASE_URL, Api, ModelProvider, OPENAI_BASE_URL, ProviderConfig, ProviderError,
 };
 
-use crate::model_choice::ChosenProvider;
+use toolhost_config::model_choice::ChosenProvider;
 
 /// The provider `chosen` describes, with the configured timeouts, retries and headers over
 /// the provider's defaults.

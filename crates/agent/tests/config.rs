@@ -614,7 +614,7 @@ fn provider_pricing_and_the_sessions_path_are_read_and_shown() {
         Some(dirs.home.join("stores/sessions.db"))
     );
     assert_eq!(
-        toolhost_agent::sessions::store_path_from(&config, Some(&dirs.home), None).unwrap(),
+        toolhost_session::views::store_path_from(&config, Some(&dirs.home), None).unwrap(),
         dirs.home.join("stores/sessions.db")
     );
     let shown = config.show();

@@ -208,11 +208,11 @@ async fn list_skills_and_read_skill_disclose_progressively() {
 #[test]
 fn sensitivity_follows_r17_and_inheritance_r18() {
     use toolhost_agent::offered_registry::OfferedRegistry;
-    use toolhost_agent::skills::hub::{SkillHub, SkillhubInstall, SkillhubSearch};
     use toolhost_agent::slash_command_tool::SlashCommandTool;
     use toolhost_catalog::slash_commands::SlashCommands;
     use toolhost_config::HubLimits;
     use toolhost_core::{Sensitivity, Tool};
+    use toolhost_skillhub::{SkillHub, SkillhubInstall, SkillhubSearch};
     let catalog = Arc::new(SkillCatalog::default());
     let hub = Arc::new(SkillHub::new(
         Vec::new(),

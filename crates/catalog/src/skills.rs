@@ -10,7 +10,7 @@
 //!
 //! Where skills are found, first wins when two share a name (the project's over the user's):
 //! see [`skill_locations`]. Skills installed from a hub live in `~/.toolhost/skills/<id>/`
-//! (`toolhost_agent::skills::hub`), so they are user skills like any other. The tools that
+//! (`toolhost_skillhub`), so they are user skills like any other. The tools that
 //! read skills for the model (`list_skills`, `read_skill`) are the agent's.
 
 use std::path::{Path, PathBuf};

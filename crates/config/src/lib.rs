@@ -27,6 +27,7 @@ mod agents;
 mod load;
 mod mcp;
 pub mod mcp_server;
+pub mod model_choice;
 pub mod pricing;
 pub mod providers;
 pub mod shell;

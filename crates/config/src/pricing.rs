@@ -24,9 +24,6 @@
 use serde::Serialize;
 use toolhost_core::conversation::Usage;
 
-use crate::providers::CONVENTIONAL_PROVIDERS;
-use crate::{Config, ProviderEntry};
-
 /// Prices of one model, in USD per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Pricing {
@@ -142,30 +139,6 @@ pub fn built_in_pricing(model: &str) -> Option<Pricing> {
             cached_input: Some(cached),
             cache_write: write,
         })
-}
-
-/// The price of `model` asked through `entry`: its `pricing`, else the built-in table when
-/// the entry talks to the public Anthropic or OpenAI API (a local server may name its model
-/// `gpt-4o`; it costs nothing).
-pub fn provider_pricing(entry: &ProviderEntry, model: &str) -> Option<Pricing> {
-    if let Some(pricing) = entry.pricing {
-        return Some(pricing);
-    }
-    let hosted = entry.base_url.as_deref().is_none_or(|url| {
-        url.starts_with("https://api.openai.com") || url.starts_with("https://api.anthropic.com")
-    });
-    hosted.then(|| built_in_pricing(model)).flatten()
-}
-
-/// The price of `model` asked through the provider named `provider`, as a session records
-/// them: the configured `[providers.NAME]` (see [`provider_pricing`]), else, for the
-/// conventional `openai` and `anthropic`, the built-in table.
-pub fn pricing_for(config: &Config, provider: &str, model: &str) -> Option<Pricing> {
-    match config.providers.get(provider) {
-        Some(entry) => provider_pricing(entry, model),
-        None if CONVENTIONAL_PROVIDERS.contains(&provider) => built_in_pricing(model),
-        None => None,
-    }
 }
 
 /// `tokens: 12,000 in (10,000 cached), 800 out · cost $0.0210`: what a run or a session

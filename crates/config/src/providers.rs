@@ -23,7 +23,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::pricing::Pricing;
+use crate::Config;
+use crate::pricing::{Pricing, built_in_pricing};
 
 /// The wire format a provider speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -162,7 +163,7 @@ pub struct ProviderEntry {
     pub temperature: Option<Temperature>,
     /// What its models cost (`pricing = { input = 3.0, output = 15.0 }`, USD per million
     /// tokens); `None`: the built-in prices of the hosted models, if any
-    /// ([`crate::pricing::provider_pricing`]).
+    /// ([`provider_pricing`]).
     pub pricing: Option<Pricing>,
     /// Where it was configured (`path:line`).
     pub origin: String,
@@ -350,4 +351,28 @@ pub fn check_base_url(url: &str) -> Result<(), String> {
         return Err(format!("'{url}' has no host"));
     }
     Ok(())
+}
+
+/// The price of `model` asked through `entry`: its `pricing`, else the built-in table when
+/// the entry talks to the public Anthropic or OpenAI API (a local server may name its model
+/// `gpt-4o`; it costs nothing).
+pub fn provider_pricing(entry: &ProviderEntry, model: &str) -> Option<Pricing> {
+    if let Some(pricing) = entry.pricing {
+        return Some(pricing);
+    }
+    let hosted = entry.base_url.as_deref().is_none_or(|url| {
+        url.starts_with("https://api.openai.com") || url.starts_with("https://api.anthropic.com")
+    });
+    hosted.then(|| built_in_pricing(model)).flatten()
+}
+
+/// The price of `model` asked through the provider named `provider`, as a session records
+/// them: the configured `[providers.NAME]` (see [`provider_pricing`]), else, for the
+/// conventional `openai` and `anthropic`, the built-in table.
+pub fn pricing_for(config: &Config, provider: &str, model: &str) -> Option<Pricing> {
+    match config.providers.get(provider) {
+        Some(entry) => provider_pricing(entry, model),
+        None if CONVENTIONAL_PROVIDERS.contains(&provider) => built_in_pricing(model),
+        None => None,
+    }
 }

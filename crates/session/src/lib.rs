@@ -57,6 +57,7 @@ mod run_lock;
 mod schema;
 mod session;
 mod store;
+pub mod views;
 
 pub use entry::{Compaction, Entry, EntryKind, PromptFile, PromptInputs, TurnContext};
 pub use error::StoreError;

@@ -1,8 +1,7 @@
-//! What runs on the skills the catalogue finds ([`toolhost_catalog::skills`]): the tools that
-//! give them to the model ([`ListSkills`], [`ReadSkill`]) and the skill hub ([`hub`]), which
-//! downloads and installs them.
+//! The tools that give the skills the catalogue finds ([`toolhost_catalog::skills`]) to the
+//! model: [`ListSkills`] and [`ReadSkill`]. The hub that installs skills is
+//! `toolhost-skillhub`.
 
-pub mod hub;
 mod list_skills;
 mod read_skill;
 

@@ -16,12 +16,12 @@ use super::{Scope, SubAgents, lock};
 use toolhost_config::providers::DEFAULT_MAX_ITERATIONS;
 
 use crate::agent_loop::{AgentEvent, AgentEventSink, AgentLoop, Inbox, RunOutcome, Transcript};
-use crate::model_choice::ChosenProvider;
 use crate::offered_registry::OfferedRegistry;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{RecordedSession, turn_context};
 use crate::system_prompt::SystemPromptInputs;
 use toolhost_config::AgentConfig;
+use toolhost_config::model_choice::ChosenProvider;
 
 /// What the model tells a child about its place, after toolhost's own prompt.
 const CHILD_ROLE: &str = "You are a sub-agent: another agent gave you the task in the user's \

@@ -25,7 +25,9 @@ impl SubAgents {
         context: toolhost_session::TurnContext,
     ) -> Result<(Option<Arc<RecordedSession>>, Vec<Message>), ToolError> {
         let context_of = &self.hub.context;
-        let path = crate::sessions::store_path(&context_of.config, context_of.home.as_deref()).ok();
+        let path =
+            toolhost_session::views::store_path(&context_of.config, context_of.home.as_deref())
+                .ok();
         let unkept = || {
             if spec.needs_store {
                 Err(refuse(

@@ -5,7 +5,7 @@
 use toolhost_core::ToolError;
 
 use super::{GENERAL_PURPOSE_AGENT, SubAgents};
-use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
+use toolhost_config::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use toolhost_config::{AgentConfig, Config};
 
 fn refuse(message: impl Into<String>) -> ToolError {

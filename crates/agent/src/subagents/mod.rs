@@ -36,12 +36,12 @@ use tokio::task::JoinHandle;
 use toolhost_core::Tool;
 
 use crate::agent_loop::{AgentEvent, AgentEventSink, Inbox};
-use crate::model_choice::ChosenProvider;
 use crate::offered_registry::OfferedRegistry;
 use crate::permissions::Permissions;
 use crate::slash_command_tool::SlashCommandTool;
 use toolhost_catalog::skills::SkillCatalog;
 use toolhost_catalog::slash_commands::SlashCommands;
+use toolhost_config::model_choice::ChosenProvider;
 use toolhost_config::{Config, SubagentsConfig};
 
 pub use runs::{RunStatus, STATUS_TOOL_CALLS};

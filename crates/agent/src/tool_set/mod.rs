@@ -22,12 +22,12 @@ use toolhost_tools::{
     BashSettings, NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools,
 };
 
-use crate::model_choice::ChosenProvider;
 use crate::offered_registry::OfferedRegistry;
 use crate::permissions::Permissions;
 use crate::subagents::{ParentContext, SubAgents};
 use toolhost_catalog::skills::SkillCatalog;
 use toolhost_catalog::slash_commands::SlashCommands;
+use toolhost_config::model_choice::ChosenProvider;
 use toolhost_config::{AgentConfig, Config};
 
 use self::skills::{Found, skill_tools};

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::skills::hub::{SkillHub, SkillhubInstall, SkillhubSearch};
 use crate::skills::{ListSkills, ReadSkill};
 use crate::slash_command_tool::SlashCommandTool;
 use toolhost_catalog::skills::SkillCatalog;
 use toolhost_catalog::slash_commands::SlashCommands;
 use toolhost_config::Config;
+use toolhost_skillhub::{SkillHub, SkillhubInstall, SkillhubSearch};
 
 use super::OfferedRegistry;
 

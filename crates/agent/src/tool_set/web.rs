@@ -18,9 +18,9 @@ use toolhost_tools::web::{
 use toolhost_tools::{WebFetchSettings, WebSearchSettings};
 
 use super::native_search::native_search;
-use crate::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 use crate::provider_connect::connect_provider;
 use toolhost_config::Config;
+use toolhost_config::model_choice::{ChosenProvider, ModelFlags, choose_provider};
 
 /// The most tokens a summary answer may have.
 const SUMMARY_MAX_OUTPUT_TOKENS: u32 = 1024;

@@ -1,5 +1,5 @@
 //! `toolhost sessions`: list, show, export, remove and search the stored sessions. The work is
-//! in `toolhost_agent::sessions`; this parses the flags, asks before deleting, and prints.
+//! in `toolhost_session::views`; this parses the flags, asks before deleting, and prints.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -8,11 +8,11 @@ use std::time::SystemTime;
 
 use clap::{Args, Subcommand};
 use serde_json::json;
-use toolhost_agent::sessions::{
-    self, ExportFormat, ListScope, SessionsError, render_list, render_report,
-};
 use toolhost_config::Config;
 use toolhost_session::SessionStore;
+use toolhost_session::views::{
+    self, ExportFormat, ListScope, SessionsError, render_list, render_report,
+};
 
 /// `toolhost sessions …`.
 #[derive(Debug, Subcommand)]
@@ -79,15 +79,15 @@ pub struct ListArgs {
 /// Exit status when the user answers no to `rm`.
 const EXIT_DECLINED: u8 = 1;
 
-/// Runs one `toolhost sessions` command on the store [`sessions::store_path`] names.
+/// Runs one `toolhost sessions` command on the store [`views::store_path`] names.
 pub fn run(
     workspace: &Path,
     home: Option<&Path>,
     config: &Config,
     command: SessionsCommand,
 ) -> anyhow::Result<ExitCode> {
-    let path = sessions::store_path(config, home)?;
-    let store = sessions::open_existing(&path)?;
+    let path = views::store_path(config, home)?;
+    let store = views::open_existing(&path)?;
     let now = SystemTime::now();
     match command {
         SessionsCommand::List(args) => {
@@ -101,7 +101,7 @@ pub fn run(
                 )
             };
             let list = match &store {
-                Some(store) => sessions::list(store, config, &scope, args.limit)?,
+                Some(store) => views::list(store, config, &scope, args.limit)?,
                 None => Vec::new(),
             };
             if args.json {
@@ -112,8 +112,8 @@ pub fn run(
         }
         SessionsCommand::Show { id, json } => {
             let store = existing(store, &id, &path)?;
-            let session = sessions::find(&store, &id)?;
-            let report = sessions::report(&store, config, &session)?;
+            let session = views::find(&store, &id)?;
+            let report = views::report(&store, config, &session)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -122,14 +122,14 @@ pub fn run(
         }
         SessionsCommand::Export { id, format } => {
             let store = existing(store, &id, &path)?;
-            let session = sessions::find(&store, &id)?;
+            let session = views::find(&store, &id)?;
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(sessions::export(&store, &session, format)?.as_bytes())?;
+            stdout.write_all(views::export(&store, &session, format)?.as_bytes())?;
             stdout.flush()?;
         }
         SessionsCommand::Rm { id, yes, json } => {
             let mut store = existing(store, &id, &path)?;
-            let session = sessions::find(&store, &id)?;
+            let session = views::find(&store, &id)?;
             let title = session.title.as_deref().unwrap_or("untitled");
             if !yes {
                 if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {

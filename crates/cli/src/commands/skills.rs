@@ -1,13 +1,13 @@
 //! `toolhost skills`: search the configured hubs, install and remove hub skills, list the
-//! skills found. Thin: the work is `toolhost_catalog::skills` and `toolhost_agent::skills::hub`.
+//! skills found. Thin: the work is `toolhost_catalog::skills` and `toolhost_skillhub`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use toolhost_agent::skills::hub::SkillHub;
 use toolhost_catalog::skills::SkillCatalog;
 use toolhost_config::Config;
+use toolhost_skillhub::SkillHub;
 
 /// `toolhost skills …`.
 #[derive(Debug, Subcommand)]

@@ -52,7 +52,7 @@ fn refuse(message: impl Into<String>) -> ToolError {
 impl SubAgents {
     fn store(&self) -> Result<(SessionStore, PathBuf), ToolError> {
         let context = &self.hub.context;
-        let path = crate::sessions::store_path(&context.config, context.home.as_deref())
+        let path = toolhost_session::views::store_path(&context.config, context.home.as_deref())
             .map_err(|error| refuse(error.to_string()))?;
         if !path.exists() {
             return Err(refuse(

@@ -15,7 +15,7 @@ use toolhost_providers::anthropic::API_VERSION as ANTHROPIC_VERSION;
 use toolhost_tools::web::{NativeWebSearch, SearchHit};
 
 use super::post_json;
-use crate::model_choice::ChosenProvider;
+use toolhost_config::model_choice::ChosenProvider;
 
 /// The most tokens of the answer around the results (the results themselves are blocks).
 const SEARCH_MAX_OUTPUT_TOKENS: u32 = 1024;

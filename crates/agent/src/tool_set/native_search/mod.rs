@@ -13,7 +13,7 @@ use serde_json::Value;
 use toolhost_providers::Api;
 use toolhost_tools::web::NativeWebSearch;
 
-use crate::model_choice::ChosenProvider;
+use toolhost_config::model_choice::ChosenProvider;
 
 use anthropic::AnthropicWebSearch;
 use openai::OpenAiWebSearch;

@@ -10,7 +10,7 @@ use toolhost_providers::OPENAI_BASE_URL;
 use toolhost_tools::web::{NativeWebSearch, SearchHit};
 
 use super::post_json;
-use crate::model_choice::ChosenProvider;
+use toolhost_config::model_choice::ChosenProvider;
 
 /// The OpenAI Responses `web_search` tool on the run's provider.
 pub(super) struct OpenAiWebSearch {

@@ -15,13 +15,13 @@ use tokio_util::sync::CancellationToken;
 use toolhost_agent::Permissions;
 use toolhost_agent::agent_loop::{AgentEvent, Transcript};
 use toolhost_agent::assembly::{AgentSetup, AssemblyError};
-use toolhost_agent::model_choice::ModelFlags;
 use toolhost_agent::session_record::{SessionChoice, SessionOpening, turn_context};
-use toolhost_agent::sessions;
-use toolhost_config::pricing::provider_pricing;
+use toolhost_config::model_choice::ModelFlags;
+use toolhost_config::providers::provider_pricing;
 use toolhost_config::{AgentConfig, Config};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Message;
+use toolhost_session::views;
 
 use crate::EXIT_USAGE;
 use crate::approval;
@@ -232,7 +232,7 @@ pub(crate) fn open_session(
     let Some(choice) = choice else {
         return Ok(Ok(None));
     };
-    let path = match sessions::store_path(config, home) {
+    let path = match views::store_path(config, home) {
         Ok(path) => path,
         Err(error) => {
             tracing::warn!("this run is not kept as a session: {error}");

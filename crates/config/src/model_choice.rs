@@ -5,11 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use toolhost_providers::Api;
-
-use toolhost_config::{
-    CONVENTIONAL_PROVIDERS, Config, ProviderEntry, ProviderTimeouts, check_base_url,
-};
+use crate::{Api, CONVENTIONAL_PROVIDERS, Config, ProviderEntry, ProviderTimeouts, check_base_url};
 
 /// The provider used when only `OPENAI_*` variables are set, and the model it asks unless told.
 pub const OPENAI_DEFAULT_MODEL: &str = "gpt-5-mini";
@@ -43,7 +39,8 @@ pub struct ChosenProvider {
 pub struct ModelChoiceError(String);
 
 impl ModelChoiceError {
-    pub(crate) fn new(message: String) -> Self {
+    /// A choice refused for `message` (what is wrong and what to do instead).
+    pub fn new(message: String) -> Self {
         Self(message)
     }
 }

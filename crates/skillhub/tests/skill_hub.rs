@@ -12,9 +12,9 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
-use toolhost_agent::skills::hub::SkillHub;
 use toolhost_catalog::skills::{SkillCatalog, SkillScope};
 use toolhost_config::HubLimits;
+use toolhost_skillhub::SkillHub;
 use toolhost_test_support::{HomeAndWorkspace, StaticServer};
 
 const SKILL_MD: &[u8] = b"---\nname: pdf\ndescription: Fill in PDF forms.\n---\nUse ref.md.\n";

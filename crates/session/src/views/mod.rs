@@ -13,7 +13,7 @@
 //! ```
 //! use std::path::Path;
 //! use toolhost_config::Config;
-//! use toolhost_agent::sessions::store_path_from;
+//! use toolhost_session::views::store_path_from;
 //!
 //! let path = store_path_from(&Config::default(), Some(Path::new("/home/ada")), None).unwrap();
 //! assert_eq!(path, Path::new("/home/ada/.toolhost/sessions.db"));
@@ -27,7 +27,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use toolhost_session::{Session, SessionStore, StoreError};
+use crate::{Session, SessionStore, StoreError};
 
 use toolhost_config::{Config, SESSIONS_DB_ENV};
 

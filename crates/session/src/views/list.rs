@@ -4,13 +4,14 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use crate::{Session, SessionStatus, SessionStore};
 use serde::Serialize;
 use toolhost_core::conversation::Usage;
-use toolhost_session::{Session, SessionStatus, SessionStore};
 
 use super::{SessionsError, age, timestamp};
 use toolhost_config::Config;
-use toolhost_config::pricing::{dollars, pricing_for, thousands};
+use toolhost_config::pricing::{dollars, thousands};
+use toolhost_config::providers::pricing_for;
 
 /// Which sessions to list.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,10 +2,10 @@
 
 use std::fmt::Write as _;
 
+use crate::{Entry, EntryKind, Session, SessionStore};
 use serde_json::{Value, json};
 use toolhost_core::ContentBlock;
 use toolhost_core::conversation::AssistantPart;
-use toolhost_session::{Entry, EntryKind, Session, SessionStore};
 
 use super::report::{branch, text_of};
 use super::{SessionsError, timestamp};

@@ -5,14 +5,15 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::time::SystemTime;
 
+use crate::{Entry, EntryId, EntryKind, Session, SessionStore};
 use serde::Serialize;
 use toolhost_core::conversation::Usage;
-use toolhost_session::{Entry, EntryId, EntryKind, Session, SessionStore};
 
 use super::list::{ModelName, SessionSummary, summary};
 use super::{SessionsError, age, first_line};
 use toolhost_config::Config;
-use toolhost_config::pricing::{Pricing, dollars, pricing_for, round_cost, usage_summary};
+use toolhost_config::pricing::{Pricing, dollars, round_cost, usage_summary};
+use toolhost_config::providers::pricing_for;
 
 /// How many messages of the current branch `show` ends with.
 pub const LAST_MESSAGES: usize = 6;
