@@ -1,5 +1,9 @@
-//! Configuration: TOML layers merged into one [`Config`], remembering where each value came
-//! from.
+//! The configuration of toolhost: TOML layers merged into one [`Config`], remembering where
+//! each value came from, every settings struct with its defaults, and `config show`
+//! ([`Config::show`]). It depends on `toolhost-core` alone and knows nothing of the loop, the
+//! hub or a hook runner; the runtime crates take their settings types from here
+//! ([`McpServerConfig`], [`ShellSandbox`], [`SearchProvider`], [`Api`]) and so do the
+//! defaults `config show` prints.
 //!
 //! Layers, later wins for single values and lists concatenate:
 //!
@@ -11,7 +15,8 @@
 //!
 //! `[agents.NAME]` defines agents: the tools each is offered and the MCP servers it sees
 //! ([`AgentConfig`]); so do Markdown files in `.toolhost/agents/`, `.claude/agents/` and their
-//! folders under `~` (`agent_files`). `[subagents]` bounds how deep sub-agents nest and how
+//! folders under `~`, which the catalogue reads (`toolhost_catalog::load_config`, what every
+//! command uses, adds them to [`Config::load_layers`]). `[subagents]` bounds how deep sub-agents nest and how
 //! many run at once ([`SubagentsConfig`]).
 //!
 //! `[web]` and `[web.search]` configure WebFetch (limits, cache, summary model, fixed host
