@@ -260,14 +260,14 @@ async fn a_command_that_bash_would_ask_for_is_refused_without_approval() {
 }
 
 #[tokio::test]
-async fn a_file_outside_the_workspace_is_refused_by_read() {
+async fn a_file_outside_the_workspace_is_not_read_and_its_at_word_stays_as_text() {
     let dirs = HomeAndWorkspace::new();
     write_file(
         dirs.workspace.join(".claude/commands/leak.md"),
         "Look at @/etc/passwd",
     );
     let commands = SlashCommands::for_workspace(&dirs.workspace, None);
-    let error = commands
+    let turn = commands
         .run(
             "leak",
             "",
@@ -276,11 +276,33 @@ async fn a_file_outside_the_workspace_is_refused_by_read() {
             false,
         )
         .await
-        .unwrap_err()
-        .to_string();
-    assert!(
-        error.starts_with("/leak: cannot inline @/etc/passwd:"),
-        "{error}"
+        .unwrap();
+    assert_eq!(turn.prompt, "Look at @/etc/passwd");
+}
+
+#[tokio::test]
+async fn at_words_in_code_and_words_that_are_no_file_stay_as_text_and_files_are_inlined() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(dirs.workspace.join("notes.md"), "the notes");
+    write_file(
+        dirs.workspace.join(".claude/commands/py.md"),
+        "Use `@dataclass` and @notes.md, install @redocly/cli.\n\n```python\n@lru_cache(maxsize=2)\ndef f(): !`rm -rf x`\n```\nDone.",
+    );
+    let commands = SlashCommands::for_workspace(&dirs.workspace, None);
+    let turn = commands
+        .run(
+            "py",
+            "",
+            &registry(&dirs.workspace, &[]),
+            CallOptions::default(),
+            false,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        turn.prompt,
+        "Use `@dataclass` and <file path=\"notes.md\">\n     1\tthe notes\n</file>, install \
+         @redocly/cli.\n\n```python\n@lru_cache(maxsize=2)\ndef f(): !`rm -rf x`\n```\nDone."
     );
 }
 

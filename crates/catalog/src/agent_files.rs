@@ -1,7 +1,9 @@
 //! Agent definitions in Markdown files with YAML front matter, as Claude Code writes its
-//! sub-agents: `~/.claude/agents/*.md`, `~/.toolhost/agents/*.md`, `.claude/agents/*.md` and
-//! `.toolhost/agents/*.md` (a later folder's definition replaces an earlier one of the same
-//! name; an `[agents.NAME]` table of the TOML configuration wins over a file).
+//! sub-agents: `~/.claude/agents/`, `~/.toolhost/agents/`, `.claude/agents/` and
+//! `.toolhost/agents/`, each read with its sub-folders, as collections install themselves (a
+//! later folder's definition replaces an earlier one of the same name; an `[agents.NAME]`
+//! table of the TOML configuration wins over a file). A Markdown file without front matter (a
+//! collection's `README.md`) is not an agent.
 //!
 //! ```text
 //! ---
@@ -15,22 +17,51 @@
 //! You review code. Report bugs with file and line.
 //! ```
 //!
-//! The body is the agent's system prompt. Every key is checked: a misspelt one is an error
-//! naming the file and line, never ignored (`color`, which only Claude Code's UI uses, is
-//! accepted and unused).
+//! The body is the agent's system prompt. Every key Claude Code documents is accepted; the
+//! ones toolhost has no use for yet (`color`, `effort`, `isolation`, `memory`, `hooks`,
+//! `initialPrompt`) are read and left unused, and any other key is ignored, with a warning
+//! when it looks like a misspelt known key. Claude Code's tool names (`Task`, `LS`,
+//! `MultiEdit`, …) are put as toolhost names them ([`toolhost_config::claude_tools`]).
+//!
+//! One bad file never stops toolhost: a file that does not load is left out with one warning
+//! naming the file, the line and what to change, and the other agents load.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use toolhost_core::permission::{PermissionMode, ToolSelection};
-
+use toolhost_config::claude_tools::toolhost_entry;
 use toolhost_config::{AgentConfig, Config, ConfigError, whole_tool_rule};
+use toolhost_core::permission::{PermissionMode, ToolSelection};
 
 use crate::front_matter::{self, StringOrList};
 
+/// How deep sub-folders of an agents folder are looked into.
+const MAX_AGENT_DEPTH: usize = 8;
+
+/// Every front-matter key Claude Code documents for a sub-agent.
+const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "tools",
+    "disallowedTools",
+    "model",
+    "permissionMode",
+    "maxTurns",
+    "mcpServers",
+    "skills",
+    "background",
+    "color",
+    "effort",
+    "isolation",
+    "memory",
+    "hooks",
+    "initialPrompt",
+];
+
 /// The front matter of an agent file (Claude Code's keys).
 #[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct AgentFile {
     name: Option<String>,
     description: Option<String>,
@@ -39,12 +70,21 @@ struct AgentFile {
     model: Option<String>,
     permission_mode: Option<String>,
     max_turns: Option<usize>,
-    mcp_servers: Option<StringOrList>,
+    mcp_servers: Option<McpServers>,
     skills: Option<StringOrList>,
     background: Option<bool>,
-    /// Claude Code's colour for the agent in its UI: accepted so its files load, unused.
-    #[allow(dead_code)]
-    color: Option<String>,
+    /// The other keys: Claude Code's that toolhost does not use, and unknown ones.
+    #[serde(flatten)]
+    other: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+/// `mcpServers`: names of configured servers, or (Claude Code) inline definitions keyed by
+/// their name.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum McpServers {
+    Line(String),
+    List(Vec<serde_yaml_ng::Value>),
 }
 
 /// The folders agent files are read from, in merge order (a later one wins).
@@ -59,8 +99,9 @@ pub fn agent_folders(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     folders
 }
 
-/// Reads the agent files of every folder of [`agent_folders`] into `config`; a definition named
-/// like an `[agents.NAME]` table is left out (with a warning), the table wins.
+/// Reads the agent files of every folder of [`agent_folders`] (and their sub-folders) into
+/// `config`; a definition named like an `[agents.NAME]` table is left out, the table wins. A
+/// file that does not load is left out with a warning in [`Config::warnings`].
 pub fn read_agent_files(
     config: &mut Config,
     workspace: &Path,
@@ -68,29 +109,41 @@ pub fn read_agent_files(
 ) -> Result<(), ConfigError> {
     let from_toml: Vec<String> = config.agents.keys().cloned().collect();
     for folder in agent_folders(workspace, home) {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-            .collect();
+        let mut files = Vec::new();
+        markdown_files(&folder, 0, &mut files);
         files.sort();
         for path in files {
-            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
-                path: path.clone(),
-                source,
-            })?;
-            let agent = agent_from_file(&path, &text)?;
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(error) => {
+                    config.warn(format!(
+                        "{}: cannot read this agent file ({error}); the agent is left out",
+                        path.display()
+                    ));
+                    continue;
+                }
+            };
+            if !text.trim_start_matches('\u{feff}').starts_with("---") {
+                continue;
+            }
+            let (agent, warnings) = match agent_from_file(&path, &text) {
+                Ok(loaded) => loaded,
+                Err(error) => {
+                    config.warn(format!("{error}; the agent is left out"));
+                    continue;
+                }
+            };
+            for warning in warnings {
+                config.warn(warning);
+            }
             if from_toml.contains(&agent.name) {
-                tracing::warn!(
+                config.warn(format!(
                     "{}: the agent '{}' is also defined as [agents.{}] in the configuration, \
-                         which wins",
+                     which wins",
                     path.display(),
                     agent.name,
                     agent.name
-                );
+                ));
                 continue;
             }
             config.agents.insert(agent.name.clone(), agent);
@@ -99,8 +152,31 @@ pub fn read_agent_files(
     Ok(())
 }
 
-/// The definition in `text`, the content of the agent file `path`.
-pub fn agent_from_file(path: &Path, text: &str) -> Result<AgentConfig, ConfigError> {
+/// The `.md` files below `folder`, hidden ones and folders left out.
+fn markdown_files(folder: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            if depth < MAX_AGENT_DEPTH {
+                markdown_files(&path, depth + 1, files);
+            }
+        } else if path.extension().is_some_and(|ext| ext == "md") {
+            files.push(path);
+        }
+    }
+}
+
+/// The definition in `text`, the content of the agent file `path`, with the warnings about
+/// what of it was left out (a misspelt key, a tool that means nothing here). `Err` when the
+/// file cannot be an agent: its front matter does not parse, its name or mode is not valid, or
+/// a `disallowedTools` entry cannot be read (leaving it out would offer what it forbids).
+pub fn agent_from_file(path: &Path, text: &str) -> Result<(AgentConfig, Vec<String>), ConfigError> {
     let invalid = |line: usize, message: String| ConfigError::Invalid {
         path: path.to_owned(),
         line: Some(line),
@@ -110,6 +186,19 @@ pub fn agent_from_file(path: &Path, text: &str) -> Result<AgentConfig, ConfigErr
         .map_err(|error| invalid(error.line, error.message))?;
     let fields = document.fields;
     let line_of = |key: &str| key_line(text, key);
+    let at = |key: &str| format!("{}: line {}:", path.display(), line_of(key));
+    let mut warnings = Vec::new();
+    for key in fields.other.keys() {
+        if KNOWN_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        if let Some(known) = near_miss(key) {
+            warnings.push(format!(
+                "{} unknown key '{key}' is ignored; did you mean '{known}'?",
+                at(key)
+            ));
+        }
+    }
     let name = match fields.name {
         Some(name) => name.trim().to_owned(),
         None => path
@@ -135,42 +224,107 @@ pub fn agent_from_file(path: &Path, text: &str) -> Result<AgentConfig, ConfigErr
         .map(|skills| skills.entries())
         .unwrap_or_default();
     if let Some(mode) = fields.permission_mode {
-        agent.permission_mode = Some(mode.parse::<PermissionMode>().map_err(|error| {
+        agent.permission_mode = Some(permission_mode(&mode).map_err(|error| {
             invalid(
                 line_of("permissionMode"),
                 format!("permissionMode: {error}"),
             )
         })?);
     }
-    for (key, list, target) in [
-        ("tools", fields.tools, &mut agent.allowed_tools),
-        (
-            "disallowedTools",
-            fields.disallowed_tools,
-            &mut agent.disallowed_tools,
-        ),
-    ] {
-        let Some(list) = list else { continue };
-        let entries = list
-            .entries()
-            .iter()
-            .map(|entry| whole_tool_rule(entry))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|message| invalid(line_of(key), format!("{key}: {message}")))?;
-        *target = Some(
+    if let Some(list) = fields.tools {
+        let entries = tool_entries(&list, |problem| {
+            warnings.push(format!(
+                "{} tools: {problem}; the agent is offered its other tools",
+                at("tools")
+            ));
+        });
+        agent.allowed_tools = Some(
             ToolSelection::parse(entries)
-                .map_err(|error| invalid(line_of(key), format!("{key}: {error}")))?,
+                .map_err(|error| invalid(line_of("tools"), format!("tools: {error}")))?,
         );
     }
+    if let Some(list) = fields.disallowed_tools {
+        let mut refused = None;
+        let entries = tool_entries(&list, |problem| {
+            // A tool that is not offered here cannot be called: forbidding it changes nothing.
+            if !problem.contains("is not offered") {
+                refused.get_or_insert(problem);
+            }
+        });
+        if let Some(problem) = refused {
+            return Err(invalid(
+                line_of("disallowedTools"),
+                format!("disallowedTools: {problem}"),
+            ));
+        }
+        agent.disallowed_tools = Some(ToolSelection::parse(entries).map_err(|error| {
+            invalid(
+                line_of("disallowedTools"),
+                format!("disallowedTools: {error}"),
+            )
+        })?);
+    }
     if let Some(servers) = fields.mcp_servers {
-        let ids = servers.entries();
+        let mut ids = Vec::new();
+        let entries = match servers {
+            McpServers::Line(line) => StringOrList::String(line)
+                .entries()
+                .into_iter()
+                .map(serde_yaml_ng::Value::String)
+                .collect(),
+            McpServers::List(entries) => entries,
+        };
+        for entry in entries {
+            match entry {
+                serde_yaml_ng::Value::String(id) => ids.push(id),
+                _ => warnings.push(format!(
+                    "{} mcpServers: an inline server definition is not started by toolhost; \
+                     define the server in .mcp.json or [mcp_servers.NAME] and list its name",
+                    at("mcpServers")
+                )),
+            }
+        }
         let origin = format!("{}:{}", path.display(), line_of("mcpServers"));
         agent.set_server_origins(vec![origin; ids.len()]);
         agent.mcp_servers = Some(ids);
     }
     let body = document.body.trim();
     agent.prompt = (!body.is_empty()).then(|| body.to_owned());
-    Ok(agent)
+    Ok((agent, warnings))
+}
+
+/// A mode as Claude Code writes it: toolhost's four, and `dontAsk`, which refuses what is not
+/// allowed instead of asking; here it asks (through the parent's approver), which is no less
+/// strict.
+fn permission_mode(mode: &str) -> Result<PermissionMode, String> {
+    match mode.trim() {
+        "dontAsk" => Ok(PermissionMode::Default),
+        other => other
+            .parse::<PermissionMode>()
+            .map_err(|error| error.to_string()),
+    }
+}
+
+/// The entries of a tool list as toolhost names them; `skipped` hears why each entry that
+/// means nothing here was left out.
+fn tool_entries(list: &StringOrList, mut skipped: impl FnMut(String)) -> Vec<String> {
+    let mut entries = Vec::new();
+    for entry in list.entries() {
+        match toolhost_entry(&entry).and_then(|entry| whole_tool_rule(&entry)) {
+            Ok(entry) if !entries.contains(&entry) => entries.push(entry),
+            Ok(_) => {}
+            Err(problem) => skipped(format!("'{entry}' is left out: {problem}")),
+        }
+    }
+    entries
+}
+
+/// The known key `key` is probably a misspelling of (one or two edits away).
+fn near_miss(key: &str) -> Option<&'static str> {
+    KNOWN_KEYS
+        .iter()
+        .copied()
+        .find(|known| (1..=2).contains(&strsim::levenshtein(key, known)))
 }
 
 /// The line (1-based) of the front-matter key `key`, or 1 when it is not found.
@@ -191,13 +345,15 @@ mod tests {
 
     #[test]
     fn a_claude_code_agent_file_reads_as_it_is() {
-        let agent = agent_from_file(
+        let (agent, warnings) = agent_from_file(
             Path::new("reviewer.md"),
             "---\nname: reviewer\ndescription: Reviews: diffs\ntools: Read, Grep\n\
              disallowedTools: [Bash]\nmodel: inherit\npermissionMode: plan\nmaxTurns: 7\n\
-             color: blue\nskills: [pdf]\n---\nYou review code.\n",
+             color: blue\nskills: [pdf]\neffort: high\nisolation: worktree\nmemory: project\n\
+             initialPrompt: Start\nhooks:\n  PreToolUse: []\n---\nYou review code.\n",
         )
         .unwrap();
+        assert_eq!(warnings, Vec::<String>::new());
         assert_eq!(agent.name, "reviewer");
         assert_eq!(agent.description.as_deref(), Some("Reviews: diffs"));
         assert_eq!(agent.prompt.as_deref(), Some("You review code."));
@@ -209,19 +365,44 @@ mod tests {
     }
 
     #[test]
-    fn a_misspelt_key_is_an_error_naming_the_file_and_line() {
-        let error = agent_from_file(
+    fn a_misspelt_key_is_ignored_with_a_warning_naming_the_file_and_line() {
+        let (agent, warnings) = agent_from_file(
             Path::new("a/x.md"),
-            "---\nname: x\ndescription: d\npermisionMode: plan\n---\nbody\n",
+            "---\nname: x\ndescription: d\npermisionMode: plan\nfavourite: tea\n---\nbody\n",
         )
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("a/x.md: line 4:"), "{error}");
-        assert!(error.contains("unknown field `permisionMode`"), "{error}");
+        .unwrap();
+        assert_eq!(agent.permission_mode, None);
+        assert_eq!(
+            warnings,
+            [
+                "a/x.md: line 4: unknown key 'permisionMode' is ignored; did you mean 'permissionMode'?"
+            ]
+        );
     }
 
     #[test]
-    fn a_bad_mode_names_its_line() {
+    fn claude_tool_names_are_mapped_and_unknown_entries_left_out() {
+        let (agent, warnings) = agent_from_file(
+            Path::new("x.md"),
+            "---\nname: x\ntools: Task, LS, MultiEdit, TodoWrite, catalog:search, Read\n---\n",
+        )
+        .unwrap();
+        let selection = agent.allowed_tools.unwrap();
+        let names: Vec<&str> = selection.rules().iter().map(|rule| rule.as_str()).collect();
+        assert_eq!(names, ["spawn_agent", "ListDir", "Edit", "Read"]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].contains("'TodoWrite' is left out"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("'catalog:search' is left out"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_bad_mode_names_its_line_and_dont_ask_asks() {
         let error = agent_from_file(
             Path::new("x.md"),
             "---\nname: x\npermissionMode: yolo\n---\n",
@@ -232,5 +413,11 @@ mod tests {
             error.contains("x.md: line 3: permissionMode: unknown permission mode 'yolo'"),
             "{error}"
         );
+        let (agent, _) = agent_from_file(
+            Path::new("x.md"),
+            "---\nname: x\npermissionMode: dontAsk\n---\n",
+        )
+        .unwrap();
+        assert_eq!(agent.permission_mode, Some(PermissionMode::Default));
     }
 }

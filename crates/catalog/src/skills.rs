@@ -297,6 +297,17 @@ pub struct SkillSummary {
     pub description: String,
 }
 
+/// The first paragraph of a Markdown body (headings left out), on one line.
+fn first_paragraph(body: &str) -> Option<String> {
+    let paragraph: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .skip_while(|line| line.is_empty() || line.starts_with('#'))
+        .take_while(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    (!paragraph.is_empty()).then(|| paragraph.join(" "))
+}
+
 /// The skill in `folder` (which holds `SKILL.md`).
 pub fn load_skill(folder: &Path, scope: SkillScope) -> Result<Skill, SkillWarning> {
     let unreadable = |path: &Path, error: std::io::Error| SkillWarning::Unreadable {
@@ -317,10 +328,13 @@ pub fn load_skill(folder: &Path, scope: SkillScope) -> Result<Skill, SkillWarnin
              it does and when to use it)"
         ),
     };
+    // As Claude Code does, a skill without a description is described by the first paragraph
+    // of its body.
     let description = fields
         .description
         .map(|text| text.trim().to_owned())
         .filter(|text| !text.is_empty())
+        .or_else(|| first_paragraph(&document.body))
         .ok_or_else(|| missing("description"))?;
     let name = match fields.name.map(|name| name.trim().to_owned()) {
         Some(name) if !name.is_empty() => name,

@@ -118,6 +118,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             deny: cli.deny,
         },
     })?;
+    for warning in config.warnings() {
+        tracing::warn!("{warning}");
+    }
     // `--agent NAME` runs in its definition's permissionMode unless `--mode` names one: the
     // user chose that agent, as with Claude Code's `--agent`.
     if cli.mode.is_none()

@@ -247,3 +247,55 @@ fn a_hub_that_is_not_a_url_is_a_config_error_naming_file_and_line() {
             dirs.project_config().display()
         )));
 }
+
+#[test]
+fn slash_command_leaves_at_words_in_code_and_words_that_are_no_file_as_text() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.workspace.join(".claude/commands/py.md"),
+        "---\ndescription: Python help\nallowed-tools: Skill, Read\n---\n\
+         Prefer `@dataclass`; see @STYLE.md and install @redocly/cli.\n\
+         ```python\n@lru_cache(maxsize=None)\ndef f(): ...\n```\n",
+    );
+    write_file(dirs.workspace.join("STYLE.md"), "Short names.\n");
+    toolhost_with_home(&dirs.workspace, &dirs.home)
+        .args(["call", "slash_command", r#"{"command": "/py"}"#])
+        .assert()
+        .success()
+        .stdout(
+            "/py expands to:\n\nPrefer `@dataclass`; see <file path=\"STYLE.md\">\n     1\tShort \
+             names.\n</file> and install @redocly/cli.\n```python\n@lru_cache(maxsize=None)\n\
+             def f(): ...\n```\n\n\n(The command allows only these tools: read_skill, Read.)\n",
+        )
+        .stderr(predicate::str::contains("@redocly/cli is left as text"));
+}
+
+#[test]
+fn a_skill_without_front_matter_is_named_by_its_folder_and_listed_on_one_line() {
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.workspace.join(".claude/skills/changelog/SKILL.md"),
+        "# Changelog\n\nWrites the changelog\nfrom the merged pull requests.\n\nMore text.\n",
+    );
+    write_file(
+        dirs.workspace.join(".claude/skills/review/SKILL.md"),
+        "---\nname: review\ndescription: |\n  Reviews diffs.\n  Use it before a merge.\n---\nBody.\n",
+    );
+    let output = toolhost_with_home(&dirs.workspace, &dirs.home)
+        .args(["skills", "list"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("changelog\tproject\t")
+            && lines[0].ends_with("\tWrites the changelog from the merged pull requests."),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].ends_with("\tReviews diffs. Use it before a merge."),
+        "{stdout}"
+    );
+}

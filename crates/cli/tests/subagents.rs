@@ -24,7 +24,7 @@ use toolhost_session::SessionStatus;
 use toolhost_test_support::{Reply, Step, is_running, node, npm_entry_point, write_file};
 
 #[test]
-fn agent_files_are_listed_and_shown_and_a_misspelt_key_names_its_file_and_line() {
+fn agent_files_are_listed_and_shown_and_a_misspelt_key_is_a_warning_naming_its_file_and_line() {
     let fixture = Fixture::new();
     write_file(
         fixture.path(".claude/agents/reviewer.md"),
@@ -81,17 +81,19 @@ fn agent_files_are_listed_and_shown_and_a_misspelt_key_names_its_file_and_line()
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown agent 'nobody'"));
 
-    // A misspelt key stops every command with the file and the line.
+    // A misspelt key is ignored with a warning naming the file, the line and the key meant;
+    // the agent and every command still work.
     fixture.agent_file("typo", "---\nname: typo\ndescription: d\ntool: Read\n---\n");
-    let broken = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
+    let listed = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
         .args(["agents", "list"])
         .output()
         .unwrap();
-    assert_eq!(broken.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert_eq!(listed.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("typo"));
+    let stderr = String::from_utf8_lossy(&listed.stderr);
     assert!(
         stderr.contains(
-            ".toolhost/agents/typo.md: line 4: invalid front matter: unknown field `tool`"
+            ".toolhost/agents/typo.md: line 4: unknown key 'tool' is ignored; did you mean 'tools'?"
         ),
         "{stderr}"
     );

@@ -29,6 +29,7 @@
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
 mod agents;
+pub mod claude_tools;
 mod load;
 mod mcp;
 pub mod mcp_server;
@@ -98,6 +99,8 @@ pub struct Config {
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
     files: Vec<PathBuf>,
+    /// What was left out and why (a Claude Code file or entry that does not load).
+    warnings: Vec<String>,
 }
 
 impl Config {
@@ -110,6 +113,17 @@ impl Config {
     /// The files that were read, in the order they were merged.
     pub fn files(&self) -> &[PathBuf] {
         &self.files
+    }
+
+    /// What was found but left out, each naming its file and line and what to change: one
+    /// file or entry that does not load never stops a command.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Records that something found was left out, and why.
+    pub fn warn(&mut self, warning: String) {
+        self.warnings.push(warning);
     }
 
     /// The merged configuration as TOML, each value followed by where it came from.

@@ -416,14 +416,23 @@ impl Config {
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
         let lookup = |name: &str| std::env::var(name).ok();
-        let servers =
-            claude_mcp_json(&path, &text, workspace, &lookup).map_err(|(line, message)| {
-                ConfigError::Invalid {
-                    path: path.clone(),
-                    line,
-                    message,
-                }
-            })?;
+        // Claude Code's file: what does not load is left out with a warning, never an error.
+        let servers = match claude_mcp_json(&path, &text, workspace, &lookup) {
+            Ok((servers, warnings)) => {
+                self.warnings.extend(warnings);
+                servers
+            }
+            Err((line, message)) => {
+                let at = line
+                    .map(|line| format!(" line {line}:"))
+                    .unwrap_or_default();
+                self.warn(format!(
+                    "{}:{at} {message}; its servers are left out",
+                    path.display()
+                ));
+                return Ok(());
+            }
+        };
         for server in servers {
             self.mcp_servers.insert(server.name.clone(), server);
         }

@@ -45,6 +45,8 @@ struct ClaudeMcpServer {
     env: BTreeMap<String, String>,
     url: Option<String>,
     headers: BTreeMap<String, String>,
+    #[serde(rename = "headersHelper")]
+    headers_helper: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -203,36 +205,52 @@ fn expand_map(
         .collect()
 }
 
-/// The servers of a `.mcp.json` text; `Err((line, message))` when it does not parse or a
-/// server is not usable.
+/// The usable servers of a `.mcp.json`, and a warning for each one left out.
+pub(super) type ClaudeServers = (Vec<McpServerConfig>, Vec<String>);
+
+/// The servers of a `.mcp.json` text, and a warning for each server left out because it is not
+/// usable (no `command` nor `url`, say); `Err((line, message))` when the file does not parse.
 pub(super) fn claude_mcp_json(
     path: &Path,
     text: &str,
     workspace: &Path,
     lookup: Lookup<'_>,
-) -> Result<Vec<McpServerConfig>, (Option<usize>, String)> {
+) -> Result<ClaudeServers, (Option<usize>, String)> {
     let file: ClaudeMcpJson =
         serde_json::from_str(text).map_err(|error| (Some(error.line()), error.to_string()))?;
     let line_of = |name: &str| {
         text.find(&format!("\"{name}\""))
             .map(|offset| text[..offset].matches('\n').count() + 1)
     };
-    file.mcp_servers
-        .into_iter()
-        .map(|(name, server)| {
-            let line = line_of(&name);
-            let origin = format!("{}:{}", path.display(), line.unwrap_or(1));
-            server_config(
-                &name,
-                &format!("mcp_servers.{name}"),
-                server.into(),
-                origin,
-                workspace,
-                lookup,
-            )
-            .map_err(|message| (line, message))
-        })
-        .collect()
+    let mut servers = Vec::new();
+    let mut warnings = Vec::new();
+    for (name, server) in file.mcp_servers {
+        let line = line_of(&name);
+        let origin = format!("{}:{}", path.display(), line.unwrap_or(1));
+        if server.headers_helper.is_some() {
+            warnings.push(format!(
+                "{origin}: the server '{name}' has a headersHelper, which toolhost does not run: \
+                 it starts without those headers (write them under \"headers\", with ${{VAR}} \
+                 for secrets)"
+            ));
+        }
+        match server_config(
+            &name,
+            &format!("mcp_servers.{name}"),
+            server.into(),
+            origin.clone(),
+            workspace,
+            lookup,
+        ) {
+            Ok(server) => servers.push(server),
+            Err(message) => {
+                warnings.push(format!(
+                    "{origin}: {message}; the server '{name}' is left out"
+                ));
+            }
+        }
+    }
+    Ok((servers, warnings))
 }
 
 #[cfg(test)]
@@ -256,8 +274,9 @@ mod tests {
     "legacy": { "type": "sse", "url": "https://y/sse" }
   }
 }"#;
-        let servers =
-            claude_mcp_json(Path::new("/w/.mcp.json"), text, Path::new("/w"), &lookup).unwrap();
+        let servers = claude_mcp_json(Path::new("/w/.mcp.json"), text, Path::new("/w"), &lookup)
+            .unwrap()
+            .0;
         let names: Vec<_> = servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["files", "legacy", "remote"]);
         assert_eq!(
@@ -311,14 +330,14 @@ mod tests {
     #[test]
     fn a_missing_variable_is_a_problem_of_that_server_only() {
         let text = r#"{"mcpServers": {"s": {"command": "x", "args": ["${NOPE}"]}}}"#;
-        let servers =
+        let (servers, _) =
             claude_mcp_json(Path::new(".mcp.json"), text, Path::new("/w"), &lookup).unwrap();
         let problem = servers[0].problem.as_deref().unwrap();
         assert!(problem.contains("NOPE is not set"), "{problem}");
     }
 
     #[test]
-    fn bad_files_and_entries_name_the_line() {
+    fn a_bad_file_names_its_line_and_a_bad_entry_is_left_out_with_a_warning() {
         let (line, _) = claude_mcp_json(
             Path::new("m"),
             "{\n\"mcpServers\": {,}}",
@@ -327,14 +346,24 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(line, Some(2));
-        let (line, message) = claude_mcp_json(
+        let (servers, warnings) = claude_mcp_json(
             Path::new("m"),
-            "{\"mcpServers\": {\n \"s\": {}}}",
+            "{\"mcpServers\": {\n \"s\": {},\n \"good\": {\"command\": \"x\"}}}",
             Path::new("/"),
             &lookup,
         )
-        .unwrap_err();
-        assert_eq!(line, Some(2));
-        assert!(message.contains("neither command nor url"), "{message}");
+        .unwrap();
+        assert_eq!(servers.len(), 1);
+        assert_eq!(servers[0].name, "good");
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("m:2: "), "{warnings:?}");
+        assert!(
+            warnings[0].contains("neither command nor url"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[0].contains("the server 's' is left out"),
+            "{warnings:?}"
+        );
     }
 }

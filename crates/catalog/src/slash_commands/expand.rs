@@ -12,8 +12,10 @@
 //!    expansion.
 //! 5. `@path` — at the start of the body or after whitespace, up to the next whitespace, less
 //!    trailing `.,;:!?)'"` — is read with the Read tool (workspace rules and permissions
-//!    apply) and replaced by `<file path="path">…</file>`. A refused or missing file stops the
-//!    expansion.
+//!    apply) and replaced by `<file path="path">…</file>`. As in Claude Code, an `@` inside a
+//!    code span (`` `@dataclass` ``) or a fenced code block is text, and an `@word` that
+//!    cannot be read (`@redocly/cli`, a refused file) stays as written, with a warning.
+//!    A fenced block runs no `` !`command` `` either.
 //! 6. A backslash before `$`, `@` or `!` makes that character literal (the backslash goes);
 //!    every other backslash stays. Any other `$` (`$HOME`, `$0`) stays as written.
 //! 7. Substituted text is never scanned again: an argument holding `@x` or `` !`x` `` is only
@@ -33,14 +35,6 @@ pub enum ExpandError {
     UnterminatedQuote {
         /// `'` or `"`.
         quote: char,
-    },
-    /// An `@path` could not be read.
-    #[error("cannot inline @{path}: {message}")]
-    File {
-        /// The path.
-        path: String,
-        /// Read's error.
-        message: String,
     },
     /// A `` !`command` `` was refused or failed.
     #[error("the command `{command}` did not run cleanly: {message}")]
@@ -72,6 +66,8 @@ pub struct Expansion {
     pub files: Vec<String>,
     /// The commands run, in order.
     pub commands: Vec<String>,
+    /// The `@word`s that could not be read and were left as text, in order.
+    pub unresolved: Vec<String>,
 }
 
 /// Splits the raw argument string into words like a POSIX shell (without expansions):
@@ -141,7 +137,20 @@ pub fn parse_template(body: &str, raw_args: &str) -> Result<Vec<Piece>, ExpandEr
     while at < chars.len() {
         let c = chars[at];
         let previous_is_space = at == 0 || chars[at - 1].is_whitespace();
-        if c == '\\' && matches!(chars.get(at + 1), Some('$' | '@' | '!')) {
+        let line_start = at == 0 || chars[at - 1] == '\n';
+        if line_start && let Some(fence) = fence_at(&chars[at..]) {
+            // A fenced code block, to its closing fence (or the end): text, placeholders only.
+            let length = fenced_block_length(&chars[at..], &fence);
+            let block: String = chars[at..at + length].iter().collect();
+            text.push_str(&arguments.substitute(&block));
+            at += length;
+        } else if c == '`' && (at == 0 || chars[at - 1] != '!') {
+            // A code span: text up to the closing run of as many backticks, placeholders only.
+            let length = code_span_length(&chars[at..]);
+            let span: String = chars[at..at + length].iter().collect();
+            text.push_str(&arguments.substitute(&span));
+            at += length;
+        } else if c == '\\' && matches!(chars.get(at + 1), Some('$' | '@' | '!')) {
             text.push(chars[at + 1]);
             at += 2;
         } else if c == '$'
@@ -187,6 +196,63 @@ pub fn parse_template(body: &str, raw_args: &str) -> Result<Vec<Piece>, ExpandEr
     }
     flush(&mut text, &mut pieces);
     Ok(pieces)
+}
+
+/// The fence (three or more backticks or tildes, after at most three spaces) that opens a code
+/// block at the start of `line`.
+fn fence_at(line: &[char]) -> Option<String> {
+    let indent = line.iter().take_while(|c| **c == ' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let mark = *line.get(indent)?;
+    if mark != '`' && mark != '~' {
+        return None;
+    }
+    let run = line[indent..].iter().take_while(|c| **c == mark).count();
+    (run >= 3).then(|| std::iter::repeat_n(mark, run).collect())
+}
+
+/// How many chars the fenced block at the start of `chars` takes, its closing fence line
+/// included (all of `chars` when it is never closed).
+fn fenced_block_length(chars: &[char], fence: &str) -> usize {
+    let mut at = chars
+        .iter()
+        .position(|c| *c == '\n')
+        .map_or(chars.len(), |end| end + 1);
+    while at < chars.len() {
+        let end = chars[at..]
+            .iter()
+            .position(|c| *c == '\n')
+            .map_or(chars.len(), |end| at + end + 1);
+        let line: String = chars[at..end].iter().collect();
+        let trimmed = line.trim();
+        if trimmed.len() >= fence.len() && trimmed.chars().all(|c| fence.starts_with(c)) {
+            return end;
+        }
+        at = end;
+    }
+    chars.len()
+}
+
+/// How many chars the code span at the start of `chars` (which starts with a backtick) takes:
+/// to the next run of as many backticks on the same line, or the opening run alone when there
+/// is none.
+fn code_span_length(chars: &[char]) -> usize {
+    let run = chars.iter().take_while(|c| **c == '`').count();
+    let mut at = run;
+    while at < chars.len() && chars[at] != '\n' {
+        if chars[at] == '`' {
+            let closing = chars[at..].iter().take_while(|c| **c == '`').count();
+            if closing == run {
+                return at + closing;
+            }
+            at += closing;
+        } else {
+            at += 1;
+        }
+    }
+    run
 }
 
 fn flush(text: &mut String, pieces: &mut Vec<Piece>) {
@@ -281,10 +347,16 @@ pub async fn expand(
                     )
                     .await;
                 if result.is_error {
-                    return Err(ExpandError::File {
-                        path,
-                        message: result.text(),
-                    });
+                    // Not a file (a package name, an address) or not readable: the `@word`
+                    // stays as the author wrote it.
+                    tracing::warn!(
+                        "slash command: @{path} is left as text: {}",
+                        result.text().lines().next().unwrap_or_default()
+                    );
+                    expansion.prompt.push('@');
+                    expansion.prompt.push_str(&path);
+                    expansion.unresolved.push(path);
+                    continue;
                 }
                 expansion.prompt.push_str(&format!(
                     "<file path=\"{path}\">\n{}\n</file>",

@@ -23,6 +23,8 @@ use serde::Deserialize;
 use toolhost_core::permission::ToolSelection;
 use toolhost_core::{CallOptions, ToolRegistry};
 
+use toolhost_config::claude_tools::toolhost_entry;
+
 use crate::front_matter::{self, FrontMatterError, StringOrList};
 
 pub use expand::{ExpandError, Expansion, Piece, parse_template, split_arguments};
@@ -315,12 +317,31 @@ fn load_command(name: String, path: &Path) -> Result<SlashCommand, FrontMatterEr
         name,
         description,
         argument_hint: fields.argument_hint,
-        allowed_tools: fields.allowed_tools.as_ref().map(StringOrList::entries),
+        allowed_tools: fields
+            .allowed_tools
+            .as_ref()
+            .map(|list| toolhost_tool_entries(path, list)),
         model: fields.model,
         user_only: fields.disable_model_invocation,
         path: path.to_owned(),
         body: document.body,
     })
+}
+
+/// The entries of `allowed-tools` with Claude Code's tool names put as toolhost names them
+/// (`Skill` is `read_skill`); an entry naming a tool toolhost does not offer is left out with
+/// a warning, which only narrows what the turn is offered.
+fn toolhost_tool_entries(path: &Path, list: &StringOrList) -> Vec<String> {
+    list.entries()
+        .iter()
+        .filter_map(|entry| match toolhost_entry(entry) {
+            Ok(entry) => Some(entry),
+            Err(problem) => {
+                tracing::warn!("{}: allowed-tools: {problem}; left out", path.display());
+                None
+            }
+        })
+        .collect()
 }
 
 /// The commands shared by a tool set (found once per session).

@@ -80,11 +80,13 @@ pub async fn run(
                         toolhost_catalog::skills::SkillScope::User => "user",
                     }
                 };
+                // One line per skill, whatever its description holds: scripts read this.
+                let description = skill.description.split_whitespace().collect::<Vec<_>>();
                 println!(
                     "{}\t{origin}\t{}\t{}",
                     skill.name,
                     skill.folder.display(),
-                    skill.description
+                    description.join(" ")
                 );
             }
         }

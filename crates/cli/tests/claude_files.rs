@@ -1,0 +1,138 @@
+//! Claude Code's files as published collections lay them out, through the `toolhost` binary:
+//! agents in sub-folders of `.claude/agents/`, with every key Claude Code documents and its
+//! tool names; and one bad file or entry (an agent file, a `.mcp.json` server) never stops a
+//! command: it is left out with a warning naming it, and the rest works.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+
+use support::toolhost_with_home;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A workspace holding a collection of agents the way the popular ones install themselves
+/// (a README, sub-folders per team), one broken agent file and a `.mcp.json` with one server
+/// that has neither `command` nor `url` beside a good one.
+fn claude_workspace(root: &Path) {
+    write(
+        &root.join(".claude/agents/README.md"),
+        "# Our agents\n\nCopy these into ~/.claude/agents.\n",
+    );
+    write(
+        &root.join(".claude/agents/engineering/backend/api-designer.md"),
+        "---\nname: api-designer\ndescription: Designs REST APIs.\ntools: Read, LS, Task, \
+         MultiEdit, TodoWrite\nmodel: inherit\ncolor: blue\neffort: high\nisolation: worktree\n\
+         memory: project\npermissionMode: dontAsk\n---\nYou design APIs.\n",
+    );
+    write(
+        &root.join(".claude/agents/broken.md"),
+        "---\nname: broken\ndescription: Never loads.\npermissionMode: yolo\n---\nBody.\n",
+    );
+    write(
+        &root.join(".claude/agents/typo.md"),
+        "---\nname: typo\ndescription: Misspelt.\nmaxTurn: 3\n---\nBody.\n",
+    );
+    write(
+        &root.join(".mcp.json"),
+        "{\n  \"mcpServers\": {\n    \"empty\": {},\n    \"fine\": {\"command\": \"definitely-not-installed-server\"}\n  }\n}\n",
+    );
+}
+
+/// Runs `args` in the workspace; asserts it exits 0 and returns (stdout, stderr).
+fn succeeds(workspace: &Path, home: &Path, args: &[&str]) -> (String, String) {
+    let output = toolhost_with_home(workspace, home)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "toolhost {args:?} exited {:?}\nstdout: {stdout}\nstderr: {stderr}",
+        output.status.code()
+    );
+    (stdout, stderr)
+}
+
+#[test]
+fn a_broken_agent_file_and_a_broken_mcp_entry_leave_every_command_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    claude_workspace(&workspace);
+    std::fs::write(workspace.join("notes.txt"), "hello\n").unwrap();
+
+    for args in [
+        &["tools"][..],
+        &["agents", "list"],
+        &["mcp", "list"],
+        &["skills", "list"],
+        &["config", "show"],
+        &["doctor"],
+        &["call", "Read", r#"{"path":"notes.txt"}"#],
+    ] {
+        let (_, stderr) = succeeds(&workspace, &home, args);
+        assert!(
+            stderr.contains("broken.md: line 4: permissionMode: unknown permission mode 'yolo'")
+                && stderr.contains("the agent is left out"),
+            "toolhost {args:?} did not name the broken agent file:\n{stderr}"
+        );
+        assert!(
+            stderr.contains(".mcp.json:3:") && stderr.contains("the server 'empty' is left out"),
+            "toolhost {args:?} did not name the broken server:\n{stderr}"
+        );
+    }
+
+    let (agents, _) = succeeds(&workspace, &home, &["agents", "list"]);
+    assert!(agents.contains("api-designer"), "{agents}");
+    assert!(agents.contains("typo"), "{agents}");
+    assert!(!agents.contains("broken"), "{agents}");
+    assert!(!agents.contains("README"), "{agents}");
+
+    let (servers, _) = succeeds(&workspace, &home, &["mcp", "list"]);
+    assert!(servers.contains("fine"), "{servers}");
+    assert!(!servers.contains("empty"), "{servers}");
+
+    let (_, stderr) = succeeds(&workspace, &home, &["agents", "list"]);
+    assert!(
+        stderr.contains(
+            "typo.md: line 4: unknown key 'maxTurn' is ignored; did you mean 'maxTurns'?"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_nested_agent_gets_claude_codes_tools_by_their_toolhost_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    claude_workspace(&workspace);
+
+    let (listed, stderr) = succeeds(
+        &workspace,
+        &home,
+        &["--agent", "api-designer", "tools", "--format", "json"],
+    );
+    let specs: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    let names: Vec<&str> = specs
+        .iter()
+        .map(|spec| spec["name"].as_str().unwrap())
+        .collect();
+    for tool in ["Read", "ListDir", "spawn_agent", "Edit"] {
+        assert!(names.contains(&tool), "{tool} missing from {names:?}");
+    }
+    assert!(!names.contains(&"Bash"), "{names:?}");
+    assert!(
+        stderr.contains("'TodoWrite' is left out: 'TodoWrite' is not offered"),
+        "{stderr}"
+    );
+}
