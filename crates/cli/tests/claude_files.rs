@@ -136,3 +136,94 @@ fn a_nested_agent_gets_claude_codes_tools_by_their_toolhost_names() {
         "{stderr}"
     );
 }
+
+#[test]
+fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let home = dir.path().join("home");
+    write(&workspace.join(".env"), "SECRET=1\n");
+    write(
+        &home.join(".claude/settings.json"),
+        r#"{"permissions": {"defaultMode": "plan"}}"#,
+    );
+    write(
+        &workspace.join(".claude/settings.json"),
+        r#"{
+  "permissions": {
+    "allow": ["Bash(echo:*)"],
+    "deny": ["Read(./.env)", "Bash(((("],
+    "defaultMode": "acceptEdits"
+  },
+  "env": {"FOO": "1"},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hooked >> hook.log"}]}]
+  }
+}
+"#,
+    );
+    write(&workspace.join(".claude/settings.local.json"), "{ not json");
+
+    // The deny rule protects the file, naming where it was written.
+    let denied = toolhost_with_home(&workspace, &home)
+        .args(["call", "Read", r#"{"path":".env"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(denied.status.code(), Some(1));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&denied.stdout),
+        String::from_utf8_lossy(&denied.stderr)
+    );
+    assert!(
+        said.contains("denied by the permission rule 'Read(./.env)'")
+            && said.contains(".claude/settings.json:4"),
+        "{said}"
+    );
+    assert!(!said.contains("SECRET"), "{said}");
+
+    // The allow rule lets Bash run without asking, and the PreToolUse hook runs.
+    let (ran, stderr) = succeeds(
+        &workspace,
+        &home,
+        &["call", "Bash", r#"{"command":"echo from-bash"}"#],
+    );
+    assert!(ran.contains("from-bash"), "{ran}");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("hook.log")).unwrap(),
+        "hooked\n"
+    );
+    for warning in [
+        "the deny rule 'Bash((((' is left out",
+        "env is not applied by toolhost",
+        "settings.local.json: line 1:",
+    ] {
+        assert!(stderr.contains(warning), "{warning:?} not in {stderr}");
+    }
+
+    // The project's mode wins over the user's; config show names the file of each value.
+    let (shown, _) = succeeds(&workspace, &home, &["config", "show"]);
+    let mode = shown
+        .lines()
+        .find(|line| line.starts_with("mode = "))
+        .unwrap();
+    assert!(
+        mode.starts_with("mode = \"acceptEdits\"") && mode.contains(".claude/settings.json:5"),
+        "{mode}"
+    );
+
+    // toolhost's own files win where both set one value.
+    write(
+        &workspace.join(".toolhost/config.toml"),
+        "[permissions]\nmode = \"default\"\n",
+    );
+    let (shown, _) = succeeds(&workspace, &home, &["config", "show"]);
+    let mode = shown
+        .lines()
+        .find(|line| line.starts_with("mode = "))
+        .unwrap();
+    assert!(
+        mode.starts_with("mode = \"default\"") && mode.contains(".toolhost/config.toml"),
+        "{mode}"
+    );
+}

@@ -29,6 +29,7 @@
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
 mod agents;
+pub mod claude_settings;
 pub mod claude_tools;
 mod load;
 mod mcp;

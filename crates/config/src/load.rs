@@ -176,6 +176,7 @@ impl Config {
     pub fn load_layers(sources: &ConfigSources) -> Result<Self, ConfigError> {
         let mut config = Self::default();
         config.read_claude_mcp_json(&sources.workspace)?;
+        config.read_claude_settings(sources);
         let mut layers: Vec<(PathBuf, bool)> = Vec::new();
         if let Some(home) = &sources.home {
             layers.push((user_config_path(home), false));
@@ -628,7 +629,7 @@ impl Config {
 /// What a PreCompact hook's matcher is matched against.
 const COMPACT_TRIGGERS: [&str; 2] = ["manual", "auto"];
 
-fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
+pub(crate) fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
     match matcher.map(str::trim) {
         None | Some("" | "*") => Ok(None),
         Some(pattern) => Regex::new(&format!("^(?:{pattern})$"))
