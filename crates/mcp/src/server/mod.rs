@@ -287,6 +287,10 @@ impl ServerHandler for McpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // MCP names an unknown tool a protocol error (-32602), not a tool result.
+        if let Some(message) = self.server.registry.unknown_tool(&request.name) {
+            return Err(ErrorData::invalid_params(message, None));
+        }
         let progress = context
             .meta
             .get_progress_token()
