@@ -41,7 +41,7 @@ mod error;
 pub mod provider;
 mod server;
 
-pub use client::{McpClients, McpServerConfig, McpTransport};
+pub use client::{McpClients, McpServerConfig, McpStartup, McpTransport};
 pub use error::ServeError;
 pub use provider::{McpProvider, McpProviders, ProviderBridge, ProviderContext};
 pub use server::approval::{

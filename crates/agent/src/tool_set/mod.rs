@@ -16,7 +16,9 @@ use std::sync::{Arc, PoisonError, RwLock, Weak};
 
 use toolhost_core::{RegistryError, ToolRegistry};
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
-use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
+use toolhost_mcp::{
+    McpClients, McpProvider, McpProviders, McpServerConfig, McpStartup, ProviderContext,
+};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools};
 
@@ -143,6 +145,7 @@ pub struct ToolSetBuilder<'a> {
     providers: Option<McpProviders>,
     home: Option<PathBuf>,
     model: Option<ChosenProvider>,
+    mcp_startup: McpStartup,
 }
 
 impl<'a> ToolSetBuilder<'a> {
@@ -162,6 +165,7 @@ impl<'a> ToolSetBuilder<'a> {
             providers: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
             model: None,
+            mcp_startup: McpStartup::WaitForAll,
         }
     }
 
@@ -185,6 +189,15 @@ impl<'a> ToolSetBuilder<'a> {
     #[must_use]
     pub fn offered(mut self, offered: OfferedRegistry) -> Self {
         self.offered = offered;
+        self
+    }
+
+    /// What `build` waits for of the MCP servers (default: every one). With
+    /// [`McpStartup::Background`] only `required` servers are in the registry at first; the
+    /// others' tools join the registry given to [`McpClients::keep_in_sync`] when ready.
+    #[must_use]
+    pub fn mcp_startup(mut self, startup: McpStartup) -> Self {
+        self.mcp_startup = startup;
         self
     }
 
@@ -227,6 +240,7 @@ impl<'a> ToolSetBuilder<'a> {
                 found: &found,
                 model: self.model.as_ref(),
                 subagents: &subagents,
+                mcp_startup: self.mcp_startup,
             },
         )
         .await?;
@@ -243,11 +257,13 @@ impl<'a> ToolSetBuilder<'a> {
 }
 
 /// What the built-in tools are made from besides the configuration: the skills and commands
-/// found, and the provider whose own web search WebSearch may use.
+/// found, and the provider whose own web search WebSearch may use; and what to wait for of
+/// the MCP servers.
 struct BuiltinInputs<'a> {
     found: &'a Found,
     model: Option<&'a ChosenProvider>,
     subagents: &'a SubAgents,
+    mcp_startup: McpStartup,
 }
 
 /// The built-in MCP providers (R30): `toolhost` (`mcp__toolhost__status`).
@@ -292,6 +308,7 @@ async fn build_registry_with(
         found,
         model,
         subagents,
+        mcp_startup,
     }: BuiltinInputs<'_>,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
@@ -319,6 +336,7 @@ async fn build_registry_with(
         workspace.to_path_buf(),
         config.mcp_servers_for(agent),
         providers,
+        mcp_startup,
     ));
     let mut builder = permissions.install(ToolRegistry::builder());
     if let Some(max_chars) = config.limits.max_result_chars {
@@ -410,7 +428,12 @@ async fn build_registry_with(
         registry.register_arc(tool)?;
     }
     registry.register_arc(notify)?;
-    for entry in agent.unmatched_allowed_tools(|named| registry.any_spec(named)) {
+    // A server still starting has no tools yet: its entries are not typos.
+    let unmatched = agent
+        .unmatched_allowed_tools(|named| registry.any_spec(named))
+        .into_iter()
+        .filter(|entry| mcp_startup == McpStartup::WaitForAll || !entry.starts_with("mcp__"));
+    for entry in unmatched {
         tracing::warn!(
             "agent '{}': allowed_tools entry '{entry}' names no tool (a typo, or an MCP server \
              that did not start?)",
@@ -428,8 +451,9 @@ async fn start_mcp_servers(
     workspace: PathBuf,
     servers: Vec<McpServerConfig>,
     providers: Vec<Arc<dyn McpProvider>>,
+    startup: McpStartup,
 ) -> Result<Arc<McpClients>, ToolSetError> {
-    let (clients, report) = McpClients::start_with_providers(servers, providers, &workspace).await;
+    let (clients, report) = McpClients::start_with(servers, providers, &workspace, startup).await;
     if let Some(failure) = report.required_failure() {
         clients.shutdown().await;
         return Err(ToolSetError::RequiredServer(failure.to_string()));
@@ -547,6 +571,7 @@ mod tests {
                     permissions.clone(),
                     OfferedRegistry::default(),
                 ),
+                mcp_startup: McpStartup::WaitForAll,
             },
         )
         .await

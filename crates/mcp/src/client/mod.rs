@@ -8,9 +8,12 @@
 //! progress notifications to `on_update`, sends `notifications/cancelled` when the call is
 //! cancelled or runs past `tool_timeout`, and restarts a server that stopped (with backoff).
 //! Servers speak stdio, Streamable HTTP, or the legacy HTTP+SSE transport (toolhost's own
-//! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also starts again, with
-//! backoff, the servers that failed at start-up.
+//! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also
+//! starts again, with backoff, the servers that failed at start-up; and a gateway that must
+//! answer at once starts them with [`McpStartup::Background`], their tools joining the
+//! registry when each is ready.
 
+mod background;
 mod clients;
 pub mod config;
 mod connection;
@@ -23,7 +26,7 @@ mod session;
 mod sse;
 mod tool;
 
-pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport};
+pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport, McpStartup};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
 };
