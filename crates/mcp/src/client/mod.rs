@@ -11,14 +11,19 @@
 //! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also
 //! starts again, with backoff, the servers that failed at start-up; and a gateway that must
 //! answer at once starts them with [`McpStartup::Background`], their tools joining the
-//! registry when each is ready.
+//! registry when each is ready. A Streamable HTTP session the server no longer knows (404,
+//! or the SDK examples' 400) is replaced on the same call; a call whose connection was
+//! refused is made once more; a call past `tool_timeout` pings the server to say whether it
+//! is slow or its session is lost.
 
 mod background;
+mod call;
 mod clients;
 pub mod config;
 mod connection;
 pub mod convert;
 mod events;
+mod http_session;
 pub mod naming;
 mod remote;
 mod report;
