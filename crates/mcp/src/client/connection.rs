@@ -260,8 +260,10 @@ impl ServerConnection {
         }
     }
 
-    /// The live session's peer, restarting a server that stopped (at once after the first
-    /// stop, then after 1, 2, 4, … seconds while it keeps stopping).
+    /// The live session's peer, restarting a server that stopped (a process: at once after
+    /// the first stop, then after 1, 2, 4, … seconds while it keeps stopping; a remote server
+    /// is connected to again on any call, as a refused connection costs it nothing, and the
+    /// call after it comes back must reach it).
     pub(super) async fn peer(&self) -> Result<Peer<RoleClient>, ToolError> {
         let mut state = self.state.lock().await;
         if state.closed {
@@ -277,7 +279,8 @@ impl ServerConnection {
         let first_connection =
             self.is_in_process() && state.session.is_none() && state.consecutive_failures == 0;
         state.drop_session();
-        if let Some(retry_at) = state.retry_at {
+        let is_process = matches!(self.config.transport, McpTransport::Stdio { .. });
+        if let Some(retry_at) = state.retry_at.filter(|_| is_process) {
             let now = Instant::now();
             if now < retry_at {
                 return Err(ToolError::new(format!(
