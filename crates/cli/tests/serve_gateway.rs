@@ -156,6 +156,11 @@ fn the_end_of_stdin_while_a_server_starts_stops_it() {
 }
 
 #[test]
+fn the_end_of_stdin_while_a_required_server_starts_stops_it() {
+    ending_serve_during_a_start_leaves_no_server(Ending::EndOfInput, true);
+}
+
+#[test]
 fn a_streamable_http_server_restarted_under_serve_is_reached_on_a_new_session() {
     let dir = tempfile::tempdir().unwrap();
     let mut upstream = EverythingHttp::start("streamableHttp", 0, &[], &[]);

@@ -48,6 +48,7 @@ pub use server::approval::{
     APPROVAL_TIMEOUT, ClientPrompts, MAX_APPROVAL_ARGUMENTS_CHARS, McpApprover,
 };
 pub use server::convert;
+pub use server::hang_up::cancel_on_stdin_hang_up;
 pub use server::http::{DEFAULT_ENDPOINT_PATH, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES};
 pub use server::progress::MAX_PROGRESS_MESSAGE_CHARS;
 pub use server::{McpServer, McpSession, SERVER_NAME};

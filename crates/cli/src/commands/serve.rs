@@ -16,7 +16,7 @@ use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode
 use toolhost_core::{Tool as _, ToolRegistry, ToolSpec};
 use toolhost_mcp::{
     ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
-    McpStartup,
+    McpStartup, cancel_on_stdin_hang_up,
 };
 use toolhost_script::{CustomTools, LoadedTool};
 
@@ -83,6 +83,11 @@ async fn serve(
     // Listened for from the first moment: a signal while servers start must not kill this
     // process before it stops them (they run in process groups of their own).
     let stop = stop_on_signal()?;
+    // And a stdio client that goes away while serve waits for a server, before it reads stdin.
+    let client_gone = CancellationToken::new();
+    if args.http.is_none() {
+        cancel_on_stdin_hang_up(client_gone.clone());
+    }
     let prompts = ClientPrompts::new();
     let fallback: Arc<dyn Approver> = Arc::new(if args.yes {
         NonInteractiveApprover::approving()
@@ -113,6 +118,7 @@ async fn serve(
     } = tokio::select! {
         built = building => built?,
         () = stop.cancelled() => return Ok(ExitCode::SUCCESS),
+        () = client_gone.cancelled() => return Ok(ExitCode::SUCCESS),
     };
     // Clients see the registry of the agent in its mode (plan: read-only tools).
     let plan = permissions.mode() == PermissionMode::Plan;

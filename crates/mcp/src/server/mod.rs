@@ -13,6 +13,7 @@
 
 pub mod approval;
 pub mod convert;
+pub mod hang_up;
 pub mod http;
 pub mod progress;
 mod socket_stdio;
