@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock, Weak};
 
 use toolhost_core::{RegistryError, ToolRegistry};
+use toolhost_mcp::client::resource_tools;
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
 use toolhost_mcp::{
     McpClients, McpProvider, McpProviders, McpServerConfig, McpStartup, ProviderContext,
@@ -332,9 +333,11 @@ async fn build_registry_with(
     {
         bash_settings.extra_environment = Some(bridge);
     }
+    let servers = config.mcp_servers_for(agent);
+    let serves_resources = servers.iter().any(|server| server.enabled);
     let mcp = tokio::spawn(start_mcp_servers(
         workspace.to_path_buf(),
-        config.mcp_servers_for(agent),
+        servers,
         providers,
         mcp_startup,
     ));
@@ -423,6 +426,12 @@ async fn build_registry_with(
         .map_err(|error| ToolSetError::McpStart(error.to_string()))??;
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
+    }
+    // The configured servers' resources, through the tools Codex names.
+    if serves_resources {
+        for refused in registry.register_all(resource_tools(&mcp)) {
+            tracing::warn!("an MCP resource tool is refused: {refused}");
+        }
     }
     for tool in session_tools {
         registry.register_arc(tool)?;

@@ -212,6 +212,14 @@ impl McpClients {
         &self.report
     }
 
+    /// The started servers.
+    pub(super) fn started(&self) -> Vec<Arc<ServerConnection>> {
+        self.servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// The names of the started servers.
     pub fn server_names(&self) -> Vec<String> {
         self.servers

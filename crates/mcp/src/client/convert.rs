@@ -141,7 +141,9 @@ fn content_block(block: &Value) -> ContentBlock {
     }
 }
 
-fn resource(resource: &Value) -> ContentBlock {
+/// An embedded resource (or a `resources/read` content) as a content block: text, an image,
+/// or a line saying what it is.
+pub(crate) fn resource(resource: &Value) -> ContentBlock {
     let field = |key: &str| resource.get(key).and_then(Value::as_str);
     let uri = field("uri").unwrap_or_default();
     let mime = field("mimeType").unwrap_or("application/octet-stream");

@@ -27,6 +27,7 @@ mod http_session;
 pub mod naming;
 mod remote;
 mod report;
+mod resources;
 mod session;
 mod sse;
 mod tool;
@@ -38,5 +39,6 @@ pub use config::{
 pub use connection::MAX_RESTART_BACKOFF;
 pub use events::STDERR_TAIL_LINES;
 pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
+pub use resources::{McpResourceTool, resource_tools};
 pub use sse::MAX_SSE_EVENT_BYTES;
 pub use tool::McpTool;
