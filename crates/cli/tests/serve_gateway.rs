@@ -381,3 +381,69 @@ fn doctor_names_each_server_that_started_and_each_that_did_not() {
     assert!(broken.starts_with("warn"), "{stdout}");
     assert!(broken.contains("cannot open the database"), "{stdout}");
 }
+
+#[test]
+fn serve_over_http_opens_its_port_and_answers_initialize_while_a_server_starts() {
+    use std::io::{BufRead as _, Read as _, Write as _};
+
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("server.pid");
+    let shell = format!("echo $$ > '{}'; exec sleep 300", pid_file.display());
+    write_project_config(dir.path(), &shell_entry("stuck", &shell, ""));
+    let mut serve = Command::new(assert_cmd::cargo::cargo_bin("toolhost"))
+        .arg("--workspace")
+        .arg(dir.path())
+        .args(["serve", "--http", "0"])
+        .env("HOME", dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The address is printed once the port is open, which waits for no server.
+    let mut lines = std::io::BufReader::new(serve.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("serve ended before it listened")
+            .unwrap();
+        if let Some(url) = line.strip_prefix("toolhost: serving MCP on ") {
+            break url.trim().to_owned();
+        }
+    };
+    let address = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap()
+        .to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"serverInfo\""), "{answer}");
+
+    // The server it was still starting is stopped with serve.
+    wait_for_file(&pid_file);
+    let stuck = read_pid(&pid_file);
+    let _ = Command::new("kill")
+        .args(["-TERM", &serve.id().to_string()])
+        .status();
+    let _ = serve.wait();
+    assert_gone(stuck, "the server still starting");
+}
