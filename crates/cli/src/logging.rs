@@ -19,6 +19,12 @@ use tracing_subscriber::registry::LookupSpan;
 /// the warnings, in the full format.
 const LOG_FILTER_VARIABLE: &str = "TOOLHOST_LOG";
 
+/// What is logged without `TOOLHOST_LOG`: warnings and errors, except rmcp's. rmcp logs
+/// a failed connection in Rust's debug format (`Client(reqwest::Error { kind: Request, … })`)
+/// before toolhost says in one line what failed and what to do; `TOOLHOST_LOG=debug` shows
+/// its lines too.
+const DEFAULT_FILTER: &str = "warn,rmcp=off";
+
 /// Where logs go instead of stderr while the full-screen chat owns the terminal.
 static LOG_FILE: Mutex<Option<File>> = Mutex::new(None);
 
@@ -69,7 +75,7 @@ pub fn init() {
     match EnvFilter::try_from_env(LOG_FILTER_VARIABLE) {
         Ok(filter) => builder.with_env_filter(filter).init(),
         Err(_) => builder
-            .with_env_filter(EnvFilter::new("warn"))
+            .with_env_filter(EnvFilter::new(DEFAULT_FILTER))
             .event_format(PlainLine)
             .init(),
     }

@@ -182,8 +182,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Agents(command) => Ok(commands::agents::run(&config, &command)),
         Command::Doctor => {
             let runtime = runtime()?;
-            let (_, registry, _, _mcp) = registry_on(&runtime, refusing())?;
-            runtime.block_on(commands::doctor::run(&workspace, &registry))
+            let (_, registry, _, mcp) = registry_on(&runtime, refusing())?;
+            let done = runtime.block_on(commands::doctor::run(&workspace, &registry, &mcp));
+            runtime.block_on(mcp.shutdown());
+            done
         }
         Command::Run(args) => {
             let home = std::env::var_os("HOME").map(PathBuf::from);

@@ -14,7 +14,8 @@ pub enum DefinitionFormat {
     OpenAi,
     /// Anthropic Messages API: `{name, description, input_schema}`.
     Anthropic,
-    /// MCP `tools/list`: `{name, title, description, inputSchema, annotations}`.
+    /// MCP `tools/list`: `{name, title, description, inputSchema, outputSchema?,
+    /// annotations?}`; a re-served tool's annotations as its server gave them.
     Mcp,
 }
 
@@ -35,19 +36,38 @@ impl DefinitionFormat {
                 "description": spec.description,
                 "input_schema": spec.parameters,
             }),
-            Self::Mcp => json!({
-                "name": spec.name,
-                "title": spec.label,
-                "description": spec.description,
-                "inputSchema": spec.parameters,
-                "annotations": {
-                    "title": spec.label,
-                    "readOnlyHint": spec.annotations.read_only,
-                    "destructiveHint": spec.annotations.destructive,
-                    "idempotentHint": spec.annotations.idempotent,
-                    "openWorldHint": spec.annotations.open_world,
-                },
-            }),
+            Self::Mcp => mcp_definition(spec),
         }
     }
+}
+
+/// The MCP definition: a toolhost tool's four hints (and its label as the annotations' title);
+/// for a tool re-served from another server, the annotations that server gave, if any.
+fn mcp_definition(spec: &ToolSpec) -> Value {
+    let mut definition = json!({
+        "name": spec.name,
+        "title": spec.label,
+        "description": spec.description,
+        "inputSchema": spec.parameters,
+    });
+    if let Some(schema) = &spec.output_schema {
+        definition["outputSchema"] = schema.clone();
+    }
+    match &spec.forwarded {
+        Some(forwarded) => {
+            if let Some(annotations) = &forwarded.annotations {
+                definition["annotations"] = Value::Object(annotations.clone());
+            }
+        }
+        None => {
+            definition["annotations"] = json!({
+                "title": spec.label,
+                "readOnlyHint": spec.annotations.read_only,
+                "destructiveHint": spec.annotations.destructive,
+                "idempotentHint": spec.annotations.idempotent,
+                "openWorldHint": spec.annotations.open_world,
+            });
+        }
+    }
+    definition
 }

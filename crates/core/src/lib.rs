@@ -99,7 +99,9 @@ pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_ta
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
 pub use session::{SessionEvent, SessionListenerFailure};
 pub use subject::{ExplicitAllow, PathFilter, PermissionSubject, ShellSubject, SubjectPath};
-pub use tool::{Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params};
+pub use tool::{
+    ForwardedDefinition, Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params,
+};
 
 /// The README's examples compile and run as doc tests.
 #[cfg(doctest)]

@@ -147,6 +147,16 @@ impl ToolRegistry {
         self.read().contains_key(name)
     }
 
+    /// Why a call of `name` cannot even be looked up (R10), or `None` when a tool of that
+    /// name is registered: "Unknown tool 'Raed'. Did you mean 'Read'? Available tools: …".
+    /// For a front end that answers an unknown name otherwise than with an error result (an
+    /// MCP server's JSON-RPC error).
+    pub fn unknown_tool(&self, name: &str) -> Option<String> {
+        let tools = self.read();
+        (!tools.contains_key(name))
+            .then(|| unknown_tool_message(name, tools.keys().map(String::as_str)))
+    }
+
     /// Every tool, in registration order.
     pub fn all(&self) -> Vec<Arc<dyn Tool>> {
         self.read()

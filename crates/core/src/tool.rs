@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::content::ToolOutput;
 use crate::context::{SessionInfo, ToolContext};
@@ -83,6 +83,26 @@ pub struct ToolSpec {
     /// list says (R18: skills and slash commands); MCP tools are inherited by their origin.
     #[serde(default, skip_serializing_if = "is_default")]
     pub inherited_by_subagents: bool,
+    /// The JSON Schema of the tool's structured result (its `details`; MCP's `outputSchema`),
+    /// when the tool declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// For a tool re-served from another MCP server: what its server said of it that the MCP
+    /// definition passes on as given, instead of what this spec would fill in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forwarded: Option<ForwardedDefinition>,
+}
+
+/// What an MCP server said of one of its tools that a gateway passes on as it is: the hints it
+/// gave (and only those: a hint it left out is not filled in with a value that may contradict
+/// another), and what else its definition holds that this spec has no field for.
+/// [`ToolSpec::annotations`] still holds the hints with MCP's defaults, which permissions read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ForwardedDefinition {
+    /// The server's `annotations` object (`title`, `readOnlyHint`, …), as given; `None` when
+    /// it gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Map<String, Value>>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -105,6 +125,8 @@ impl ToolSpec {
             family: PermissionFamily::default(),
             origin: ToolOrigin::default(),
             inherited_by_subagents: false,
+            output_schema: None,
+            forwarded: None,
         }
     }
 
@@ -154,6 +176,20 @@ impl ToolSpec {
     #[must_use]
     pub fn with_origin(mut self, origin: ToolOrigin) -> Self {
         self.origin = origin;
+        self
+    }
+
+    /// The same spec with this result schema (see [`Self::output_schema`]).
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The same spec, passing on what its MCP server said (see [`Self::forwarded`]).
+    #[must_use]
+    pub fn with_forwarded(mut self, forwarded: ForwardedDefinition) -> Self {
+        self.forwarded = Some(forwarded);
         self
     }
 

@@ -586,3 +586,76 @@ async fn a_tool_with_its_own_limit_is_truncated_at_that_limit() {
     assert!(default.truncated);
     assert!(default.text().chars().count() <= 1_000);
 }
+
+/// A tool with a server's schema (a re-served MCP tool) that answers with the arguments it got.
+struct ArgumentsEcho(toolhost_core::ToolSpec);
+
+#[async_trait::async_trait]
+impl toolhost_core::Tool for ArgumentsEcho {
+    fn spec(&self) -> toolhost_core::ToolSpec {
+        self.0.clone()
+    }
+
+    async fn execute(
+        &self,
+        args: serde_json::Value,
+        _ctx: toolhost_core::ToolContext,
+    ) -> Result<ToolOutput, toolhost_core::ToolError> {
+        Ok(ToolOutput::text(args.to_string()))
+    }
+}
+
+#[tokio::test]
+async fn r11_a_missing_required_parameter_with_a_default_gets_the_default() {
+    // Playwright MCP's shapes: required properties that have defaults.
+    let screenshot = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["png", "jpeg"], "default": "png"},
+            "scale": {"type": "string", "enum": ["css", "device"], "default": "css"},
+            "filename": {"type": "string"},
+            "fullPage": {"type": "boolean"}
+        },
+        "required": ["type", "scale"],
+        "additionalProperties": false
+    });
+    let console = json!({
+        "type": "object",
+        "properties": {
+            "level": {"$ref": "#/$defs/level"},
+            "filename": {"type": "string"}
+        },
+        "required": ["level", "filename"],
+        "$defs": {"level": {"type": "string", "enum": ["error", "info"], "default": "info"}}
+    });
+    let registry = ToolRegistry::new();
+    for (name, schema) in [("screenshot", screenshot), ("console", console)] {
+        let spec = toolhost_core::ToolSpec::new(name, "Playwright-shaped.").with_parameters(schema);
+        registry.register(ArgumentsEcho(spec)).unwrap();
+    }
+
+    let result = registry
+        .execute(
+            "c",
+            "screenshot",
+            json!({"type": "jpeg", "fullPage": "true"}),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.text());
+    let args: serde_json::Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(
+        args,
+        json!({"type": "jpeg", "scale": "css", "fullPage": true})
+    );
+
+    // A default behind a `$ref` is found; a required property without one is still missing.
+    let result = registry.execute("c", "console", json!({})).await;
+    assert!(result.is_error);
+    let text = result.text();
+    assert!(
+        text.contains("'filename': missing required parameter"),
+        "{text}"
+    );
+    assert!(!text.contains("'level'"), "{text}");
+}

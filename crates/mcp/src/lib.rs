@@ -41,13 +41,14 @@ mod error;
 pub mod provider;
 mod server;
 
-pub use client::{McpClients, McpServerConfig, McpTransport};
+pub use client::{McpClients, McpServerConfig, McpStartup, McpTransport};
 pub use error::ServeError;
 pub use provider::{McpProvider, McpProviders, ProviderBridge, ProviderContext};
 pub use server::approval::{
     APPROVAL_TIMEOUT, ClientPrompts, MAX_APPROVAL_ARGUMENTS_CHARS, McpApprover,
 };
 pub use server::convert;
+pub use server::hang_up::cancel_on_stdin_hang_up;
 pub use server::http::{DEFAULT_ENDPOINT_PATH, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES};
 pub use server::progress::MAX_PROGRESS_MESSAGE_CHARS;
 pub use server::{McpServer, McpSession, SERVER_NAME};

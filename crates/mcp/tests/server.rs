@@ -272,12 +272,27 @@ async fn bad_arguments_are_an_error_result_naming_the_parameter() {
     let result = call(&fixture, "Echo", json!({"txt": "hi"})).await;
     assert_eq!(result.is_error, Some(true));
     assert!(text(&result).contains("text"), "{}", text(&result));
-    let result = call(&fixture, "Ech", json!({})).await;
-    assert_eq!(result.is_error, Some(true));
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_the_json_rpc_error_invalid_params() {
+    let fixture = connect(None, Arc::new(NonInteractiveApprover::approving())).await;
+    let error = fixture
+        .client
+        .peer()
+        .call_tool(CallToolRequestParams::new("Ech"))
+        .await
+        .unwrap_err();
+    let rmcp::service::ServiceError::McpError(error) = error else {
+        panic!("not a JSON-RPC error: {error}")
+    };
+    assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     assert!(
-        text(&result).contains("Unknown tool 'Ech'"),
+        error
+            .message
+            .starts_with("Unknown tool 'Ech'. Did you mean 'Echo'?"),
         "{}",
-        text(&result)
+        error.message
     );
 }
 

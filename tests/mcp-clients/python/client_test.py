@@ -28,6 +28,7 @@ from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 FS_TOOLS = ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]
 
@@ -135,8 +136,15 @@ async def tool_calls(binary: str, transport: str, workspace: Path, url: str | No
         check(result.is_error and "offset" in text_of(result), "a wrong type names the parameter", text_of(result))
         result = await session.call_tool("Read", {"path": "/etc/passwd"})
         check(result.is_error and "root:" not in text_of(result), "a path outside the workspace is refused", text_of(result))
-        result = await session.call_tool("Reed", {"path": "x"})
-        check(result.is_error and "Read" in text_of(result), "an unknown tool suggests the right one", text_of(result))
+        try:
+            result = await session.call_tool("Reed", {"path": "x"})
+            check(False, "an unknown tool is the JSON-RPC error -32602", result)
+        except MCPError as error:
+            check(
+                error.code == -32602 and "Read" in error.message,
+                "an unknown tool is the JSON-RPC error -32602 and suggests the right one",
+                error.message,
+            )
 
         # Progress: Bash streams its output as updates.
         seen: list[tuple[float, float | None, str | None]] = []

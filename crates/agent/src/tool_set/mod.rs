@@ -15,8 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolhost_core::{RegistryError, ToolRegistry};
+use toolhost_mcp::client::resource_tools;
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
-use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
+use toolhost_mcp::{
+    McpClients, McpProvider, McpProviders, McpServerConfig, McpStartup, ProviderContext,
+};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{
     BashSettings, NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools,
@@ -117,6 +120,7 @@ pub struct ToolSetBuilder<'a> {
     providers: Option<McpProviders>,
     home: Option<PathBuf>,
     model: Option<ChosenProvider>,
+    mcp_startup: McpStartup,
 }
 
 impl<'a> ToolSetBuilder<'a> {
@@ -136,6 +140,7 @@ impl<'a> ToolSetBuilder<'a> {
             providers: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
             model: None,
+            mcp_startup: McpStartup::WaitForAll,
         }
     }
 
@@ -159,6 +164,15 @@ impl<'a> ToolSetBuilder<'a> {
     #[must_use]
     pub fn offered(mut self, offered: OfferedRegistry) -> Self {
         self.offered = offered;
+        self
+    }
+
+    /// What `build` waits for of the MCP servers (default: every one). With
+    /// [`McpStartup::Background`] only `required` servers are in the registry at first; the
+    /// others' tools join the registry given to [`McpClients::keep_in_sync`] when ready.
+    #[must_use]
+    pub fn mcp_startup(mut self, startup: McpStartup) -> Self {
+        self.mcp_startup = startup;
         self
     }
 
@@ -201,6 +215,7 @@ impl<'a> ToolSetBuilder<'a> {
                 found: &found,
                 model: self.model.as_ref(),
                 subagents: &subagents,
+                mcp_startup: self.mcp_startup,
             },
         )
         .await?;
@@ -217,11 +232,13 @@ impl<'a> ToolSetBuilder<'a> {
 }
 
 /// What the built-in tools are made from besides the configuration: the skills and commands
-/// found, and the provider whose own web search WebSearch may use.
+/// found, and the provider whose own web search WebSearch may use; and what to wait for of
+/// the MCP servers.
 struct BuiltinInputs<'a> {
     found: &'a Found,
     model: Option<&'a ChosenProvider>,
     subagents: &'a SubAgents,
+    mcp_startup: McpStartup,
 }
 
 /// The built-in MCP providers (R30): `toolhost` (`mcp__toolhost__status`).
@@ -266,6 +283,7 @@ async fn build_registry_with(
         found,
         model,
         subagents,
+        mcp_startup,
     }: BuiltinInputs<'_>,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
@@ -289,10 +307,13 @@ async fn build_registry_with(
     {
         bash_settings.extra_environment = Some(bridge);
     }
+    let servers = config.mcp_servers_for(agent);
+    let serves_resources = servers.iter().any(|server| server.enabled);
     let mcp = tokio::spawn(start_mcp_servers(
         workspace.to_path_buf(),
-        config.mcp_servers_for(agent),
+        servers,
         providers,
+        mcp_startup,
     ));
     let mut builder = permissions.install(ToolRegistry::builder());
     if let Some(max_chars) = config.limits.max_result_chars {
@@ -380,11 +401,22 @@ async fn build_registry_with(
     for refused in mcp.register_into(&registry) {
         tracing::warn!("an MCP tool is refused: {refused}");
     }
+    // The configured servers' resources, through the tools Codex names.
+    if serves_resources {
+        for refused in registry.register_all(resource_tools(&mcp)) {
+            tracing::warn!("an MCP resource tool is refused: {refused}");
+        }
+    }
     for tool in session_tools {
         registry.register_arc(tool)?;
     }
     registry.register_arc(notify)?;
-    for entry in agent.unmatched_allowed_tools(|named| registry.any_spec(named)) {
+    // A server still starting has no tools yet: its entries are not typos.
+    let unmatched = agent
+        .unmatched_allowed_tools(|named| registry.any_spec(named))
+        .into_iter()
+        .filter(|entry| mcp_startup == McpStartup::WaitForAll || !entry.starts_with("mcp__"));
+    for entry in unmatched {
         tracing::warn!(
             "agent '{}': allowed_tools entry '{entry}' names no tool (a typo, or an MCP server \
              that did not start?)",
@@ -402,8 +434,9 @@ async fn start_mcp_servers(
     workspace: PathBuf,
     servers: Vec<McpServerConfig>,
     providers: Vec<Arc<dyn McpProvider>>,
+    startup: McpStartup,
 ) -> Result<Arc<McpClients>, ToolSetError> {
-    let (clients, report) = McpClients::start_with_providers(servers, providers, &workspace).await;
+    let (clients, report) = McpClients::start_with(servers, providers, &workspace, startup).await;
     if let Some(failure) = report.required_failure() {
         clients.shutdown().await;
         return Err(ToolSetError::RequiredServer(failure.to_string()));
@@ -521,6 +554,7 @@ mod tests {
                     permissions.clone(),
                     OfferedRegistry::default(),
                 ),
+                mcp_startup: McpStartup::WaitForAll,
             },
         )
         .await

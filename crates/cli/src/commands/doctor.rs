@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use toolhost_core::ToolRegistry;
 use toolhost_exec::{ProcessSpec, SandboxStatus, sandbox_support};
+use toolhost_mcp::McpClients;
 
 /// How one check came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,8 +22,12 @@ struct Check {
 }
 
 /// Runs every check and prints one line each; exit status 1 when a check failed.
-pub async fn run(workspace: &Path, registry: &ToolRegistry) -> anyhow::Result<ExitCode> {
-    let checks = vec![
+pub async fn run(
+    workspace: &Path,
+    registry: &ToolRegistry,
+    mcp: &McpClients,
+) -> anyhow::Result<ExitCode> {
+    let mut checks = vec![
         Check {
             status: Status::Ok,
             name: "toolhost",
@@ -46,6 +51,7 @@ pub async fn run(workspace: &Path, registry: &ToolRegistry) -> anyhow::Result<Ex
             ),
         },
     ];
+    checks.extend(mcp_checks(mcp));
     for check in &checks {
         let label = match check.status {
             Status::Ok => "ok  ",
@@ -59,6 +65,38 @@ pub async fn run(workspace: &Path, registry: &ToolRegistry) -> anyhow::Result<Ex
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One line per configured MCP server: started (with how many tools), failed (a warning:
+/// the other tools work; a `required` one fails), or disabled.
+fn mcp_checks(mcp: &McpClients) -> Vec<Check> {
+    let report = mcp.start_report();
+    let started = report.started.iter().map(|(server, tools)| Check {
+        status: Status::Ok,
+        name: "mcp",
+        detail: format!("{server}: started, tools: {tools}"),
+    });
+    let failed = report.failures.iter().map(|failure| Check {
+        status: if failure.required {
+            Status::Fail
+        } else {
+            Status::Warn
+        },
+        name: "mcp",
+        // One line per check: the server's stderr lines joined.
+        detail: format!(
+            "{}: did not start ({}): {}",
+            failure.server,
+            failure.origin,
+            failure.message.lines().collect::<Vec<_>>().join(" | ")
+        ),
+    });
+    let disabled = report.disabled.iter().map(|server| Check {
+        status: Status::Ok,
+        name: "mcp",
+        detail: format!("{server}: disabled (enabled = false)"),
+    });
+    started.chain(failed).chain(disabled).collect()
 }
 
 fn workspace_check(workspace: &Path) -> Check {

@@ -18,6 +18,7 @@ use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode
 use toolhost_core::{Tool as _, ToolRegistry, ToolSpec};
 use toolhost_mcp::{
     ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
+    McpStartup, cancel_on_stdin_hang_up,
 };
 use toolhost_script::{CustomTools, LoadedTool};
 
@@ -81,6 +82,14 @@ async fn serve(
     agent: &AgentConfig,
     args: ServeArgs,
 ) -> anyhow::Result<ExitCode> {
+    // Listened for from the first moment: a signal while servers start must not kill this
+    // process before it stops them (they run in process groups of their own).
+    let stop = stop_on_signal()?;
+    // And a stdio client that goes away while serve waits for a server, before it reads stdin.
+    let client_gone = CancellationToken::new();
+    if args.http.is_none() {
+        cancel_on_stdin_hang_up(client_gone.clone());
+    }
     let prompts = ClientPrompts::new();
     let fallback: Arc<dyn Approver> = Arc::new(if args.yes {
         NonInteractiveApprover::approving()
@@ -90,15 +99,29 @@ async fn serve(
     let approver = McpApprover::new(prompts.clone(), fallback);
     let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
     let offered = OfferedRegistry::default();
+    // The gateway answers at once: the configured servers' tools join when each is ready. A
+    // deferral plan is made once, over every tool, so `--defer-tools` waits for them all.
+    let startup = if args.defer_tools {
+        McpStartup::WaitForAll
+    } else {
+        McpStartup::Background
+    };
+    let building = ToolSetBuilder::new(workspace, config, agent, &permissions)
+        .offered(offered.clone())
+        .mcp_startup(startup)
+        .build();
+    // Interrupted while a server starts (a `required` one, or with `--defer-tools`): the
+    // start is dropped, which kills the server's process group.
     let ToolSet {
         registry,
         custom,
         mcp,
         ..
-    } = ToolSetBuilder::new(workspace, config, agent, &permissions)
-        .offered(offered.clone())
-        .build()
-        .await?;
+    } = tokio::select! {
+        built = building => built?,
+        () = stop.cancelled() => return Ok(ExitCode::SUCCESS),
+        () = client_gone.cancelled() => return Ok(ExitCode::SUCCESS),
+    };
     // Clients see the registry of the agent in its mode (plan: read-only tools).
     let plan = permissions.mode() == PermissionMode::Plan;
     let registry = Arc::new(registry.for_mode(permissions.mode()));
@@ -122,20 +145,24 @@ async fn serve(
             DeferralPolicy::new(threshold).with_always_loaded(config.tools.always_loaded.clone());
         server = server.with_deferred_tools(&policy)?;
     }
-    let served = serve_transport(server, args).await;
-    // Stdio servers are stopped gracefully with their process groups, and the retries of
-    // those that failed end, however serving ended.
+    let served = serve_transport(server, args, stop).await;
+    // Stdio servers are stopped gracefully with their process groups, and the starts under
+    // way and the retries of those that failed end, however serving ended.
     mcp.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Serves on stdio until the client disconnects, or on HTTP until interrupted.
-async fn serve_transport(server: McpServer, args: ServeArgs) -> anyhow::Result<()> {
+async fn serve_transport(
+    server: McpServer,
+    args: ServeArgs,
+    stop: CancellationToken,
+) -> anyhow::Result<()> {
     let Some(bind) = args.http else {
         tokio::select! {
             served = server.serve_stdio() => served?,
-            () = interrupted() => {}
+            () = stop.cancelled() => {}
         }
         return Ok(());
     };
@@ -154,13 +181,7 @@ async fn serve_transport(server: McpServer, args: ServeArgs) -> anyhow::Result<(
     };
     let http = HttpServer::bind(server, options).await?;
     eprintln!("toolhost: serving MCP on {}", http.url());
-    let shutdown = CancellationToken::new();
-    let stop = shutdown.clone();
-    tokio::spawn(async move {
-        interrupted().await;
-        stop.cancel();
-    });
-    http.run(shutdown).await?;
+    http.run(stop).await?;
     Ok(())
 }
 
@@ -224,20 +245,30 @@ fn parse_listen_address(text: &str) -> Result<SocketAddr, String> {
         .map_err(|_| format!("'{text}' is not a port or ADDRESS:PORT (try 8765 or 127.0.0.1:8765)"))
 }
 
-/// Ctrl-C or SIGTERM.
-async fn interrupted() {
+/// A token cancelled on SIGINT (Ctrl-C) or SIGTERM, both listened for from now on (the
+/// handlers are installed before this returns).
+fn stop_on_signal() -> std::io::Result<CancellationToken> {
+    let stop = CancellationToken::new();
+    let cancel = stop.clone();
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        tokio::spawn(async move {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
+                _ = interrupt.recv() => {}
                 _ = terminate.recv() => {}
             }
-            return;
-        }
+            cancel.cancel();
+        });
     }
-    let _ = tokio::signal::ctrl_c().await;
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        cancel.cancel();
+    });
+    Ok(stop)
 }
 
 #[cfg(test)]

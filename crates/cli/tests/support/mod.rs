@@ -25,7 +25,13 @@ pub struct ServeProcess {
     /// `None` once closed.
     stdin: Option<std::process::ChildStdin>,
     messages: std::sync::mpsc::Receiver<serde_json::Value>,
+    /// The last id of a request the helpers sent on their own.
+    helper_id: u64,
 }
+
+/// The ids of requests the helpers send on their own start after this one, above those tests
+/// use.
+const FIRST_HELPER_ID: u64 = 1_000_000;
 
 impl ServeProcess {
     /// `toolhost --workspace WORKSPACE ARGS… serve`, with `HOME` in the workspace and stderr
@@ -78,6 +84,7 @@ impl ServeProcess {
             child,
             stdin: Some(stdin),
             messages,
+            helper_id: FIRST_HELPER_ID,
         }
     }
 
@@ -173,6 +180,53 @@ impl ServeProcess {
             .iter()
             .map(|tool| tool["name"].as_str().unwrap().to_owned())
             .collect()
+    }
+
+    /// The names `tools/list` gives once they include `name`: a configured server's tools join
+    /// when it is ready, which the server announces with `tools/list_changed`. Fails after
+    /// 30 s.
+    pub fn tool_names_with(&mut self, name: &str) -> Vec<String> {
+        use std::sync::mpsc::RecvTimeoutError;
+        use std::time::{Duration, Instant};
+
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let is_change =
+            |message: &serde_json::Value| message["method"] == "notifications/tools/list_changed";
+        loop {
+            self.helper_id += 1;
+            let id = self.helper_id;
+            self.send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+            let mut changed = false;
+            let reply = loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match self.messages.recv_timeout(left) {
+                    Ok(message) if message["id"] == id => break message,
+                    Ok(message) => changed |= is_change(&message),
+                    Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                        panic!("no tools/list reply from the server")
+                    }
+                }
+            };
+            let names: Vec<String> = reply["result"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tool| tool["name"].as_str().unwrap().to_owned())
+                .collect();
+            if names.iter().any(|listed| listed == name) {
+                return names;
+            }
+            if !changed {
+                let left = deadline.saturating_duration_since(Instant::now());
+                loop {
+                    match self.messages.recv_timeout(left) {
+                        Ok(message) if is_change(&message) => break,
+                        Ok(_) => {}
+                        Err(_) => panic!("{name} never listed; the last list: {names:?}"),
+                    }
+                }
+            }
+        }
     }
 
     /// The result of `tools/call`.

@@ -18,7 +18,10 @@ const MAX_DEPTH: usize = 32;
 /// - JSON text becomes the object or array it encodes;
 /// - a lone value becomes a one-element array;
 /// - a number or boolean becomes a string where a string is expected;
-/// - `null` for an optional property whose schema does not allow `null` is removed.
+/// - `null` for an optional property whose schema does not allow `null` is removed;
+/// - a required property that is missing and whose schema has a `default` gets the default
+///   (the server would fill it in: Playwright MCP's `browser_take_screenshot` requires
+///   `scale`, which defaults to `"css"`).
 pub fn coerce_arguments(schema: &Value, args: &mut Value) -> bool {
     if args.is_null() && accepted_types(schema, schema).contains(JsonType::Object) {
         *args = Value::Object(Map::new());
@@ -125,7 +128,37 @@ impl<'s> Coercer<'s> {
         for name in &nulls_to_drop {
             object.remove(name);
         }
-        changed || !nulls_to_drop.is_empty()
+        changed
+            | !nulls_to_drop.is_empty()
+            | self.fill_defaults(properties, required, object, depth)
+    }
+
+    /// Adds each required property that is missing and has a `default`, with that value.
+    fn fill_defaults(
+        &self,
+        properties: Option<&'s Map<String, Value>>,
+        required: Option<&'s Vec<Value>>,
+        object: &mut Map<String, Value>,
+        depth: usize,
+    ) -> bool {
+        let (Some(properties), Some(required)) = (properties, required) else {
+            return false;
+        };
+        let mut changed = false;
+        for name in required.iter().filter_map(Value::as_str) {
+            if object.contains_key(name) {
+                continue;
+            }
+            let default = properties
+                .get(name)
+                .map(|schema| resolve_ref(self.root, schema, depth + 1))
+                .and_then(|schema| schema.get("default"));
+            if let Some(default) = default {
+                object.insert(name.to_owned(), default.clone());
+                changed = true;
+            }
+        }
+        changed
     }
 
     fn coerce_items(&self, schema: &'s Value, items: &mut [Value], depth: usize) -> bool {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,8 +11,9 @@ use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use toolhost_core::{RegistryError, Tool, ToolRegistry, ToolSpec};
 
+use super::background::{Destination, FirstTry, PendingStart, start_until_adopted};
 use super::config::{McpServerConfig, McpTransport};
-use super::connection::{MAX_RESTART_BACKOFF, ServerConnection};
+use super::connection::ServerConnection;
 use super::convert;
 use super::naming::ToolNamer;
 pub use super::report::{McpServerFailure, McpStartReport};
@@ -20,18 +21,35 @@ use super::tool::McpTool;
 use crate::provider::McpProvider;
 
 /// The first wait before starting again a server that failed at start-up; it doubles after
-/// each failure, up to [`MAX_RESTART_BACKOFF`].
+/// each failure, up to [`MAX_RESTART_BACKOFF`](super::MAX_RESTART_BACKOFF).
 pub const FIRST_START_RETRY: Duration = Duration::from_secs(1);
 
-type ToolFilter = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
+pub(super) type ToolFilter = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
+
+/// What [`McpClients::start_with`] waits for before it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum McpStartup {
+    /// Every server, until it has started or failed: for a command whose first model request
+    /// must hold every tool (`run`, `chat`, `call`, `tools`).
+    WaitForAll,
+    /// Only the `required` servers (and the built-in providers, which need no start): the
+    /// others start in the background, and each one's tools join the registry that
+    /// [`McpClients::keep_in_sync`] keeps, once it is ready; one that fails is logged and
+    /// tried again. For a gateway, which must answer its client at once whatever a server
+    /// does.
+    Background,
+}
 
 /// The MCP servers of a session and their tools.
 pub struct McpClients {
     /// The servers that started.
-    servers: Mutex<Vec<Arc<ServerConnection>>>,
+    pub(super) servers: Mutex<Vec<Arc<ServerConnection>>>,
     /// The servers that did not start and are not `required`: [`Self::keep_in_sync`] tries
     /// them again.
     failed: Mutex<Vec<Arc<ServerConnection>>>,
+    /// The starts under way in the background ([`McpStartup::Background`]):
+    /// [`Self::keep_in_sync`] waits for them.
+    pending: Mutex<Vec<PendingStart>>,
     namer: Mutex<ToolNamer>,
     /// The current tools of each server, by server name.
     tools: Mutex<BTreeMap<String, Vec<Arc<McpTool>>>>,
@@ -39,6 +57,8 @@ pub struct McpClients {
     stopping: CancellationToken,
     /// The tasks that retry servers that failed at start-up; [`Self::shutdown`] waits for them.
     retries: Mutex<Vec<JoinHandle<()>>>,
+    /// What the start returned, for `toolhost doctor`.
+    report: McpStartReport,
 }
 
 impl McpClients {
@@ -47,10 +67,12 @@ impl McpClients {
         Self {
             servers: Mutex::default(),
             failed: Mutex::default(),
+            pending: Mutex::default(),
             namer: Mutex::new(ToolNamer::new()),
             tools: Mutex::new(BTreeMap::new()),
             stopping: CancellationToken::new(),
             retries: Mutex::default(),
+            report: McpStartReport::default(),
         }
     }
 
@@ -72,6 +94,18 @@ impl McpClients {
         providers: Vec<Arc<dyn McpProvider>>,
         workspace: &Path,
     ) -> (Arc<Self>, McpStartReport) {
+        Self::start_with(configs, providers, workspace, McpStartup::WaitForAll).await
+    }
+
+    /// [`Self::start_with_providers`], waiting for what `startup` says. With
+    /// [`McpStartup::Background`] the report holds only the servers waited for; the others
+    /// start meanwhile, and [`Self::keep_in_sync`] adds their tools when they are ready.
+    pub async fn start_with(
+        configs: impl IntoIterator<Item = McpServerConfig>,
+        providers: Vec<Arc<dyn McpProvider>>,
+        workspace: &Path,
+        startup: McpStartup,
+    ) -> (Arc<Self>, McpStartReport) {
         let mut report = McpStartReport::default();
         let mut starting = JoinSet::new();
         let configured = configs.into_iter().filter_map(|config| {
@@ -85,8 +119,19 @@ impl McpClients {
         let built_in = providers
             .into_iter()
             .map(|provider| ServerConnection::in_process(provider, workspace.to_path_buf()));
+        let mut pending = Vec::new();
         for server in configured.collect::<Vec<_>>().into_iter().chain(built_in) {
             let server = Arc::new(server);
+            // A problem of the entry fails at once, and a provider starts at once: only a
+            // real start is worth leaving to the background.
+            if startup == McpStartup::Background
+                && !server.config.required
+                && server.config.problem.is_none()
+                && !server.is_in_process()
+            {
+                pending.push(PendingStart::spawn(server));
+                continue;
+            }
             starting.spawn(async move {
                 let listed = server.start().await;
                 (server, listed)
@@ -141,6 +186,8 @@ impl McpClients {
         let clients = Self {
             servers: Mutex::new(servers),
             failed: Mutex::new(failed),
+            pending: Mutex::new(pending),
+            report: report.clone(),
             ..clients
         };
         (Arc::new(clients), report)
@@ -157,6 +204,20 @@ impl McpClients {
                 Some(Arc::new(McpTool::new(Arc::clone(server), original, spec)))
             })
             .collect()
+    }
+
+    /// What the start reported: the servers it waited for that started (with their tool
+    /// counts), those that failed and those disabled.
+    pub fn start_report(&self) -> &McpStartReport {
+        &self.report
+    }
+
+    /// The started servers.
+    pub(super) fn started(&self) -> Vec<Arc<ServerConnection>> {
+        self.servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The names of the started servers.
@@ -195,8 +256,10 @@ impl McpClients {
     /// tools in `registry` replaced by those that `keep` accepts. A server that failed at
     /// start-up (and is not `required`) is started again in the background, after
     /// [`FIRST_START_RETRY`], then twice as long after each failure up to
-    /// [`MAX_RESTART_BACKOFF`]; once it starts, its tools join `registry`. Runs until the
-    /// clients are shut down or dropped.
+    /// [`MAX_RESTART_BACKOFF`](super::MAX_RESTART_BACKOFF); once it starts, its tools join
+    /// `registry`, as do those of a server left to start in the background
+    /// ([`McpStartup::Background`]) once it is ready. Runs until the clients are shut down or
+    /// dropped.
     pub fn keep_in_sync(
         self: &Arc<Self>,
         registry: Arc<ToolRegistry>,
@@ -213,20 +276,34 @@ impl McpClients {
         }
         let failed =
             std::mem::take(&mut *self.failed.lock().unwrap_or_else(PoisonError::into_inner));
+        let pending =
+            std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
+        let later = failed
+            .into_iter()
+            .map(|server| (server, FirstTry::Failed))
+            .chain(
+                pending
+                    .into_iter()
+                    .map(|start| (start.server, FirstTry::UnderWay(start.start))),
+            );
         let mut retries = self.retries.lock().unwrap_or_else(PoisonError::into_inner);
-        for server in failed {
-            retries.push(tokio::spawn(retry_start(
-                Arc::downgrade(self),
+        for (server, first) in later {
+            let destination = Destination {
+                clients: Arc::downgrade(self),
+                registry: Arc::clone(&registry),
+                keep: Arc::clone(&keep),
+                stopping: self.stopping.clone(),
+            };
+            retries.push(tokio::spawn(start_until_adopted(
                 server,
-                Arc::clone(&registry),
-                Arc::clone(&keep),
-                self.stopping.clone(),
+                first,
+                destination,
             )));
         }
     }
 
     /// Lists `server`'s tools again whenever it says they changed.
-    fn follow(
+    pub(super) fn follow(
         self: &Arc<Self>,
         server: Arc<ServerConnection>,
         registry: Arc<ToolRegistry>,
@@ -274,7 +351,7 @@ impl McpClients {
     }
 
     /// Puts `listed` in `registry` in place of the server's previous tools.
-    fn replace_tools(
+    pub(super) fn replace_tools(
         &self,
         server: &Arc<ServerConnection>,
         listed: &[Value],
@@ -300,9 +377,15 @@ impl McpClients {
     }
 
     /// Stops every server for good (a later call is refused rather than starting it again),
-    /// and the retries of those that failed, waiting until a retry's server is stopped too.
+    /// the starts under way and the retries of those that failed, waiting until each of
+    /// their servers is stopped too.
     pub async fn shutdown(&self) {
         self.stopping.cancel();
+        let pending =
+            std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
+        for start in pending {
+            start.abort().await;
+        }
         let servers = self
             .servers
             .lock()
@@ -316,81 +399,6 @@ impl McpClients {
         for retry in retries {
             let _ = retry.await;
         }
-    }
-}
-
-/// Starts a server that failed at start-up again and again, with backoff, until it starts
-/// (then its tools join `registry`) or the clients stop. A failed start leaves nothing
-/// running ([`ServerConnection::start`]); one that the shutdown interrupts is shut down.
-async fn retry_start(
-    clients: Weak<McpClients>,
-    server: Arc<ServerConnection>,
-    registry: Arc<ToolRegistry>,
-    keep: ToolFilter,
-    stopping: CancellationToken,
-) {
-    let name = server.config.name.clone();
-    let mut wait = FIRST_START_RETRY;
-    for attempt in 1.. {
-        tokio::select! {
-            () = stopping.cancelled() => return,
-            () = tokio::time::sleep(wait) => {}
-        }
-        // After the wait: clients dropped meanwhile (without a shutdown) start nothing more.
-        if clients.strong_count() == 0 {
-            return;
-        }
-        let started = tokio::select! {
-            () = stopping.cancelled() => {
-                // The start in progress is dropped, which kills a stdio server's group.
-                server.shutdown().await;
-                return;
-            }
-            started = server.start() => started,
-        };
-        let listed = match started {
-            Ok(listed) => listed,
-            Err(error) => {
-                wait = (wait * 2).min(MAX_RESTART_BACKOFF);
-                tracing::info!(
-                    server = %name,
-                    "the MCP server still does not start ({error}); next try in {}s",
-                    wait.as_secs()
-                );
-                continue;
-            }
-        };
-        let Some(clients) = clients.upgrade() else {
-            server.shutdown().await;
-            return;
-        };
-        // Under the lock that `shutdown` takes after cancelling: either it sees this server,
-        // or this sees that it is stopping.
-        let adopted = {
-            let mut servers = clients
-                .servers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let stopped = stopping.is_cancelled();
-            if !stopped {
-                servers.push(Arc::clone(&server));
-            }
-            !stopped
-        };
-        if !adopted {
-            server.shutdown().await;
-            return;
-        }
-        clients.replace_tools(&server, &listed, &registry, &keep);
-        clients.follow(server, registry, keep);
-        // The counterpart of the warning that it did not start, hence as visible.
-        tracing::warn!(
-            server = %name,
-            tools = listed.len(),
-            "the MCP server started on try {}; its tools are added",
-            attempt + 1
-        );
-        return;
     }
 }
 

@@ -1,25 +1,20 @@
 //! One connection to one configured server: start (stdio through `toolhost-exec`, Streamable
-//! HTTP, or legacy SSE), `tools/list`, `tools/call` with progress, cancellation and the tool
-//! timeout, and restarting a server that stopped, with backoff.
+//! HTTP, or legacy SSE), `tools/list`, and restarting a server that stopped, with backoff
+//! (its calls are in `call.rs`).
 
 use std::path::PathBuf;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientRequest, RequestId, ServerResult,
-};
-use rmcp::service::{Peer, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{Peer, RunningService};
 use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::time::Instant;
-use toolhost_core::{ToolContext, ToolError, ToolOutput};
+use toolhost_core::ToolError;
 
 use super::config::{McpServerConfig, McpTransport};
-use super::convert;
-use super::events::{ClientEvents, LastWords, ProgressRoute, token_key};
+use super::events::{ClientEvents, LastWords};
 use super::remote;
 use super::session::{self, Session};
 use crate::McpServer;
@@ -34,10 +29,10 @@ pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(60);
 
 pub(super) type Service = RunningService<RoleClient, ClientEvents>;
 
-struct State {
+pub(super) struct State {
     session: Option<Session>,
     /// Stops since the last successful call; decides the backoff.
-    consecutive_failures: u32,
+    pub(super) consecutive_failures: u32,
     retry_at: Option<Instant>,
     /// Set by [`ServerConnection::shutdown`]: the server is never started again.
     closed: bool,
@@ -47,7 +42,7 @@ impl State {
     /// Forgets a session that stopped working, with backoff for the next start. Dropping the
     /// service kills the server's process; what it started is stopped with its group.
     /// Returns whether there was one.
-    fn drop_session(&mut self) -> bool {
+    pub(super) fn drop_session(&mut self) -> bool {
         let Some(session) = self.session.take() else {
             return false;
         };
@@ -67,7 +62,7 @@ pub(crate) struct ServerConnection {
     /// The provider that serves a [`McpTransport::InProcess`] server.
     provider: Option<Arc<dyn McpProvider>>,
     workspace: PathBuf,
-    state: tokio::sync::Mutex<State>,
+    pub(super) state: tokio::sync::Mutex<State>,
     pub(crate) events: ClientEvents,
     pub(crate) last_words: Arc<LastWords>,
 }
@@ -117,7 +112,7 @@ impl ServerConnection {
         }
     }
 
-    fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         &self.config.name
     }
 
@@ -265,9 +260,11 @@ impl ServerConnection {
         }
     }
 
-    /// The live session's peer, restarting a server that stopped (at once after the first
-    /// stop, then after 1, 2, 4, … seconds while it keeps stopping).
-    async fn peer(&self) -> Result<Peer<RoleClient>, ToolError> {
+    /// The live session's peer, restarting a server that stopped (a process: at once after
+    /// the first stop, then after 1, 2, 4, … seconds while it keeps stopping; a remote server
+    /// is connected to again on any call, as a refused connection costs it nothing, and the
+    /// call after it comes back must reach it).
+    pub(super) async fn peer(&self) -> Result<Peer<RoleClient>, ToolError> {
         let mut state = self.state.lock().await;
         if state.closed {
             return Err(ToolError::new(self.closed_message()));
@@ -282,7 +279,8 @@ impl ServerConnection {
         let first_connection =
             self.is_in_process() && state.session.is_none() && state.consecutive_failures == 0;
         state.drop_session();
-        if let Some(retry_at) = state.retry_at {
+        let is_process = matches!(self.config.transport, McpTransport::Stdio { .. });
+        if let Some(retry_at) = state.retry_at.filter(|_| is_process) {
             let now = Instant::now();
             if now < retry_at {
                 return Err(ToolError::new(format!(
@@ -320,93 +318,6 @@ impl ServerConnection {
         }
     }
 
-    /// Calls `tool` (the server's own name) with `args`.
-    pub(crate) async fn call(
-        &self,
-        tool: &str,
-        args: Value,
-        ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
-        let peer = self.peer().await?;
-        let mut params = CallToolRequestParams::new(tool.to_owned());
-        if let Value::Object(arguments) = args {
-            params = params.with_arguments(arguments);
-        }
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = match peer
-            .send_cancellable_request(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(handle) => handle,
-            Err(error) => return Err(self.failure(tool, &error).await),
-        };
-        let id = handle.id.clone();
-        let _route = ProgressRoute {
-            progress: &self.events.progress,
-            key: token_key(&handle.progress_token),
-        };
-        self.events
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(_route.key.clone(), ctx.clone());
-        let timeout = self.config.tool_timeout;
-        let response = tokio::select! {
-            response = handle.await_response() => response,
-            () = ctx.cancellation().cancelled() => {
-                send_cancelled(&peer, id, "cancelled by the user").await;
-                return Err(ToolError::new(format!("the call to '{tool}' was cancelled")));
-            }
-            () = tokio::time::sleep(timeout) => {
-                send_cancelled(&peer, id, "timed out").await;
-                return Err(ToolError::new(format!(
-                    "the MCP server '{}' did not finish '{tool}' within {}s (tool_timeout), so \
-                     the call was cancelled. If the tool needs longer, raise tool_timeout in \
-                     [mcp_servers.{}]",
-                    self.name(),
-                    timeout.as_secs(),
-                    self.name(),
-                )));
-            }
-        };
-        match response {
-            Ok(ServerResult::CallToolResult(result)) => {
-                self.state.lock().await.consecutive_failures = 0;
-                let json = serde_json::to_value(&result).map_err(|error| {
-                    ToolError::new(format!("the result of '{tool}' is not JSON: {error}"))
-                })?;
-                Ok(convert::call_result(&json))
-            }
-            Ok(_) => Err(ToolError::new(format!(
-                "the MCP server '{}' answered tools/call for '{tool}' with something that is \
-                 not a tool result",
-                self.name()
-            ))),
-            Err(error) => Err(self.failure(tool, &error).await),
-        }
-    }
-
-    /// The error of a failed call; a failure of the connection itself (not a refusal by
-    /// the server) drops the session, so that the next call starts the server again.
-    async fn failure(&self, tool: &str, error: &ServiceError) -> ToolError {
-        if !matches!(error, ServiceError::McpError(_)) {
-            self.state.lock().await.drop_session();
-        }
-        match error {
-            ServiceError::McpError(error) => ToolError::new(format!(
-                "the MCP server '{}' refused the call to '{tool}': {}",
-                self.name(),
-                error.message
-            )),
-            other => ToolError::new(format!(
-                "the MCP server '{}' failed during '{tool}': {other}{}. toolhost restarts it on \
-                 the next call",
-                self.name(),
-                self.last_words.describe()
-            )),
-        }
-    }
-
     /// Stops the session (see [`Session::stop`]) for good: a later call, `tools/list` or
     /// start is refused instead of starting the server again.
     pub(crate) async fn shutdown(&self) {
@@ -419,14 +330,6 @@ impl ServerConnection {
             session.stop().await;
         }
     }
-}
-
-async fn send_cancelled(peer: &Peer<RoleClient>, id: RequestId, reason: &str) {
-    let notification = CancelledNotification::new(CancelledNotificationParam::new(
-        Some(id),
-        Some(reason.to_owned()),
-    ));
-    let _ = peer.send_notification(notification.into()).await;
 }
 
 /// No wait after the first stop, then 1 s, 2 s, 4 s, … up to [`MAX_RESTART_BACKOFF`].

@@ -3,7 +3,10 @@
 //! versions pass through untouched.
 
 use serde_json::{Map, Value, json};
-use toolhost_core::{ContentBlock, Sensitivity, ToolAnnotations, ToolOrigin, ToolOutput, ToolSpec};
+use toolhost_core::{
+    ContentBlock, ForwardedDefinition, Sensitivity, ToolAnnotations, ToolOrigin, ToolOutput,
+    ToolSpec,
+};
 
 use super::naming::server_segment;
 
@@ -14,6 +17,8 @@ const REFUSED_TOP_LEVEL_KEYS: &[&str] = &["oneOf", "anyOf", "allOf", "not", "enu
 /// The spec of a server tool (`tool` is the JSON of an MCP `Tool`), named `name`, its origin
 /// the server (so `mcp__<server>` rules name it, whatever its name became).
 /// MCP tools always keep [`Sensitivity::Sensitive`]: they ask unless rules allow them (R29).
+/// Permissions read the hints with MCP's defaults for those the server left out; the
+/// definition served again holds the server's `outputSchema` and only the hints it gave.
 pub fn tool_spec(name: &str, server: &str, tool: &Value) -> ToolSpec {
     let original = tool.get("name").and_then(Value::as_str).unwrap_or(name);
     let title = tool
@@ -39,12 +44,24 @@ pub fn tool_spec(name: &str, server: &str, tool: &Value) -> ToolSpec {
         idempotent: hint("idempotentHint", false),
         open_world: hint("openWorldHint", true),
     };
-    ToolSpec::new(name, description)
+    let forwarded = ForwardedDefinition {
+        annotations: tool
+            .get("annotations")
+            .and_then(Value::as_object)
+            .filter(|annotations| !annotations.is_empty())
+            .cloned(),
+    };
+    let spec = ToolSpec::new(name, description)
         .with_label(title.map_or_else(|| format!("{server}: {original}"), str::to_owned))
         .with_parameters(sanitize_schema(tool.get("inputSchema")))
         .with_annotations(annotations)
         .with_sensitivity(Sensitivity::Sensitive)
         .with_origin(ToolOrigin::mcp(server_segment(server)))
+        .with_forwarded(forwarded);
+    match tool.get("outputSchema").filter(|schema| schema.is_object()) {
+        Some(schema) => spec.with_output_schema(schema.clone()),
+        None => spec,
+    }
 }
 
 /// A parameters schema every provider accepts: an object schema with `type: "object"` and
@@ -124,7 +141,9 @@ fn content_block(block: &Value) -> ContentBlock {
     }
 }
 
-fn resource(resource: &Value) -> ContentBlock {
+/// An embedded resource (or a `resources/read` content) as a content block: text, an image,
+/// or a line saying what it is.
+pub(crate) fn resource(resource: &Value) -> ContentBlock {
     let field = |key: &str| resource.get(key).and_then(Value::as_str);
     let uri = field("uri").unwrap_or_default();
     let mime = field("mimeType").unwrap_or("application/octet-stream");

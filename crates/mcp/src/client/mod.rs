@@ -8,27 +8,37 @@
 //! progress notifications to `on_update`, sends `notifications/cancelled` when the call is
 //! cancelled or runs past `tool_timeout`, and restarts a server that stopped (with backoff).
 //! Servers speak stdio, Streamable HTTP, or the legacy HTTP+SSE transport (toolhost's own
-//! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also starts again, with
-//! backoff, the servers that failed at start-up.
+//! client, as rmcp has none). In a long-running command, [`McpClients::keep_in_sync`] also
+//! starts again, with backoff, the servers that failed at start-up; and a gateway that must
+//! answer at once starts them with [`McpStartup::Background`], their tools joining the
+//! registry when each is ready. A Streamable HTTP session the server no longer knows (404,
+//! or the SDK examples' 400) is replaced on the same call; a call whose connection was
+//! refused is made once more; a call past `tool_timeout` pings the server to say whether it
+//! is slow or its session is lost.
 
+mod background;
+mod call;
 mod clients;
 pub mod config;
 mod connection;
 pub mod convert;
 mod events;
+mod http_session;
 pub mod naming;
 mod remote;
 mod report;
+mod resources;
 mod session;
 mod sse;
 mod tool;
 
-pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport};
+pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport, McpStartup};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
 };
 pub use connection::MAX_RESTART_BACKOFF;
 pub use events::STDERR_TAIL_LINES;
 pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
+pub use resources::{McpResourceTool, resource_tools};
 pub use sse::MAX_SSE_EVENT_BYTES;
 pub use tool::McpTool;

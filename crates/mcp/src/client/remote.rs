@@ -14,6 +14,7 @@ use tokio::time::Instant;
 use super::config::{McpServerConfig, McpTransport};
 use super::connection::Service;
 use super::events::{ClientEvents, LastWords};
+use super::http_session::StaleSessionAware;
 use super::sse::{SseClientTransport, chain};
 
 /// What is wrong with a remote entry in a way that waiting cannot fix (a URL that is not
@@ -77,7 +78,8 @@ pub(super) fn request_headers(
     Ok(map)
 }
 
-/// A Streamable HTTP session. rmcp's client follows same-origin 307/308 redirects only.
+/// A Streamable HTTP session. rmcp's client follows same-origin 307/308 redirects only, and
+/// starts a new session when the server no longer knows this one ([`StaleSessionAware`]).
 pub(super) async fn connect_http(
     events: ClientEvents,
     url: &str,
@@ -97,7 +99,10 @@ pub(super) async fn connect_http(
         }
         custom.insert(name, value);
     }
-    let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+    let transport = StreamableHttpClientTransport::with_client(
+        StaleSessionAware::new()?,
+        config.custom_headers(custom),
+    );
     events
         .serve(transport)
         .await

@@ -14,8 +14,10 @@ use toolhost_core::{ContentBlock, ToolCallResult, ToolSpec};
 /// client that reads structured content then sees everything the tool reported.
 pub const WRAPPED_DETAILS_KEY: &str = "value";
 
-/// The `tools/list` entry of a tool: name, title (the label), description, `inputSchema` and
-/// the four behaviour hints.
+/// The `tools/list` entry of a tool, as [`toolhost_core::DefinitionFormat::Mcp`] renders it:
+/// name, title (the label), description, `inputSchema`, `outputSchema` when the tool has
+/// one, and the four behaviour hints, or, for a tool re-served from another server, only
+/// the annotations that server gave.
 pub fn tool_from_spec(spec: &ToolSpec) -> model::Tool {
     let schema = match &spec.parameters {
         Value::Object(schema) => schema.clone(),
@@ -23,18 +25,32 @@ pub fn tool_from_spec(spec: &ToolSpec) -> model::Tool {
         // (`true`), and MCP clients need an object.
         _ => empty_object_schema(),
     };
-    let annotations = model::ToolAnnotations::with_title(spec.label.clone())
-        .read_only(spec.annotations.read_only)
-        .destructive(spec.annotations.destructive)
-        .idempotent(spec.annotations.idempotent)
-        .open_world(spec.annotations.open_world);
-    model::Tool::new(
+    let mut tool = model::Tool::new(
         spec.name.clone(),
         spec.description.clone(),
         Arc::new(schema),
     )
-    .with_title(spec.label.clone())
-    .with_annotations(annotations)
+    .with_title(spec.label.clone());
+    if let Some(Value::Object(output)) = &spec.output_schema {
+        tool.output_schema = Some(Arc::new(output.clone()));
+    }
+    let annotations = match &spec.forwarded {
+        // Annotations rmcp cannot read are the server's business: left out.
+        Some(forwarded) => forwarded.annotations.as_ref().and_then(|given| {
+            serde_json::from_value::<model::ToolAnnotations>(Value::Object(given.clone())).ok()
+        }),
+        None => Some(
+            model::ToolAnnotations::with_title(spec.label.clone())
+                .read_only(spec.annotations.read_only)
+                .destructive(spec.annotations.destructive)
+                .idempotent(spec.annotations.idempotent)
+                .open_world(spec.annotations.open_world),
+        ),
+    };
+    match annotations {
+        Some(annotations) => tool.with_annotations(annotations),
+        None => tool,
+    }
 }
 
 /// The `tools/call` result of a pipeline result: content blocks as they are, `details` as
@@ -113,6 +129,31 @@ mod tests {
             .with_parameters(json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}));
         let listed = serde_json::to_value(tool_from_spec(&spec)).unwrap();
         assert_eq!(listed, DefinitionFormat::Mcp.render(&spec));
+    }
+
+    #[test]
+    fn a_re_served_tool_keeps_its_output_schema_and_only_the_hints_its_server_gave() {
+        let upstream = json!({
+            "name": "write_file",
+            "description": "Writes a file.",
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+            "outputSchema": {"type": "object", "properties": {"written": {"type": "integer"}}},
+            "annotations": {"destructiveHint": true}
+        });
+        let spec = crate::client::convert::tool_spec("mcp__fs__write_file", "fs", &upstream);
+        let listed = serde_json::to_value(tool_from_spec(&spec)).unwrap();
+        assert_eq!(listed, DefinitionFormat::Mcp.render(&spec));
+        assert_eq!(listed["annotations"], json!({"destructiveHint": true}));
+        assert_eq!(listed["outputSchema"], upstream["outputSchema"]);
+        // Permissions still read MCP's defaults for the hints left out.
+        assert!(!spec.annotations.read_only);
+
+        let bare = json!({"name": "ping", "inputSchema": {"type": "object"}});
+        let spec = crate::client::convert::tool_spec("mcp__fs__ping", "fs", &bare);
+        let listed = serde_json::to_value(tool_from_spec(&spec)).unwrap();
+        assert_eq!(listed, DefinitionFormat::Mcp.render(&spec));
+        assert_eq!(listed.get("annotations"), None);
+        assert_eq!(listed.get("outputSchema"), None);
     }
 
     #[test]

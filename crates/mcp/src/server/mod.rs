@@ -13,6 +13,7 @@
 
 pub mod approval;
 pub mod convert;
+pub mod hang_up;
 pub mod http;
 pub mod progress;
 mod socket_stdio;
@@ -287,6 +288,10 @@ impl ServerHandler for McpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // MCP names an unknown tool a protocol error (-32602), not a tool result.
+        if let Some(message) = self.server.registry.unknown_tool(&request.name) {
+            return Err(ErrorData::invalid_params(message, None));
+        }
         let progress = context
             .meta
             .get_progress_token()
