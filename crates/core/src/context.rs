@@ -1,7 +1,9 @@
 //! What a running tool can see and do besides its arguments.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
@@ -19,6 +21,45 @@ pub struct SessionInfo {
     pub session_id: Option<String>,
     /// The model that asked for the call, when a model did.
     pub model: Option<String>,
+    /// What tools keep for the length of the session. `Default` makes a new, empty one: a
+    /// call without a session has a state of its own.
+    pub state: SessionState,
+}
+
+/// What tools keep for the length of one session — an agent's conversation, a sub-agent's,
+/// one MCP client's connection: one value per type, made on first use (the files a session
+/// has read, which Write and Edit check). Clones share the values; two states are equal
+/// when they are the same state.
+#[derive(Clone, Default)]
+pub struct SessionState(Arc<Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>);
+
+impl SessionState {
+    /// The session's `T`, made with `T::default()` the first time it is asked for.
+    pub fn get_or_default<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
+        let mut values = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let value = values
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        match Arc::clone(value).downcast::<T>() {
+            Ok(value) => value,
+            // Unreachable: the entry of `TypeId::of::<T>()` holds a `T`.
+            Err(_) => Arc::new(T::default()),
+        }
+    }
+}
+
+impl PartialEq for SessionState {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SessionState {}
+
+impl fmt::Debug for SessionState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SessionState")
+    }
 }
 
 /// How one call is run: its update sink, cancellation, abort handle and session.

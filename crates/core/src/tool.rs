@@ -83,6 +83,11 @@ pub struct ToolSpec {
     /// list says (R18: skills and slash commands); MCP tools are inherited by their origin.
     #[serde(default, skip_serializing_if = "is_default")]
     pub inherited_by_subagents: bool,
+    /// Other names a call may give a parameter (`file_path` for `path`, Claude Code's name),
+    /// as `(alias, parameter)`: the pipeline renames them before it coerces and validates.
+    /// The model is never shown them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameter_aliases: Vec<(String, String)>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -105,6 +110,7 @@ impl ToolSpec {
             family: PermissionFamily::default(),
             origin: ToolOrigin::default(),
             inherited_by_subagents: false,
+            parameter_aliases: Vec::new(),
         }
     }
 
@@ -155,6 +161,37 @@ impl ToolSpec {
     pub fn with_origin(mut self, origin: ToolOrigin) -> Self {
         self.origin = origin;
         self
+    }
+
+    /// The same spec, accepting `alias` for its parameter `parameter` (see
+    /// [`Self::parameter_aliases`]).
+    #[must_use]
+    pub fn with_parameter_alias(
+        mut self,
+        alias: impl Into<String>,
+        parameter: impl Into<String>,
+    ) -> Self {
+        self.parameter_aliases
+            .push((alias.into(), parameter.into()));
+        self
+    }
+
+    /// Renames the aliases in `args` to their parameters, where the call does not give the
+    /// parameter itself; returns whether anything changed.
+    pub fn rename_aliases(&self, args: &mut Value) -> bool {
+        let Some(object) = args.as_object_mut() else {
+            return false;
+        };
+        let mut changed = false;
+        for (alias, parameter) in &self.parameter_aliases {
+            if !object.contains_key(parameter)
+                && let Some(value) = object.remove(alias)
+            {
+                object.insert(parameter.clone(), value);
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// The same spec, inherited by sub-agents (see [`Self::inherited_by_subagents`]).

@@ -122,6 +122,7 @@ impl AgentLoop {
         let session = SessionInfo {
             session_id: None,
             model: Some(provider.model().to_owned()),
+            state: toolhost_core::SessionState::default(),
         };
         let tools = registry.specs().into();
         let compaction = CompactionPolicy {
@@ -197,6 +198,7 @@ impl AgentLoop {
         self.session = Arc::new(SessionInfo {
             session_id: Some(id.into()),
             model: self.session.model.clone(),
+            state: self.session.state.clone(),
         });
         self
     }
@@ -312,6 +314,7 @@ impl AgentLoop {
         self.session = Arc::new(SessionInfo {
             session_id: self.session.session_id.clone(),
             model: Some(provider.model().to_owned()),
+            state: self.session.state.clone(),
         });
         self.provider = provider;
         self.plan_deferral();
@@ -337,6 +340,7 @@ impl AgentLoop {
         self.session = Arc::new(SessionInfo {
             session_id: Some(id.into()),
             model: self.session.model.clone(),
+            state: self.session.state.clone(),
         });
     }
 

@@ -18,7 +18,9 @@ use toolhost_core::{RegistryError, ToolRegistry};
 use toolhost_mcp::provider::{BridgePolicy, ToolhostProvider};
 use toolhost_mcp::{McpClients, McpProvider, McpProviders, McpServerConfig, ProviderContext};
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
-use toolhost_tools::{NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools};
+use toolhost_tools::{
+    NetworkAccess, Notify, ReadBeforeWrite, RootAccess, ShellSandbox, Workspace, builtin_tools,
+};
 
 use crate::config::{AgentConfig, Config};
 use crate::model_choice::ChosenProvider;
@@ -335,6 +337,10 @@ async fn build_registry_with(
             .into_iter()
             .fold(Workspace::builder(workspace), |builder, folder| {
                 builder.extra_root(folder, RootAccess::ReadOnly)
+            })
+            .read_before_write(match config.tools.read_before_write {
+                Some(false) => ReadBeforeWrite::NotRequired,
+                _ => ReadBeforeWrite::Required,
             })
             .build()
             .map_err(|error| ToolSetError::Workspace {
