@@ -344,6 +344,11 @@ impl AgentLoop {
         });
     }
 
+    /// The session the calls belong to: its id, model and state (what it has read).
+    pub fn session(&self) -> &Arc<SessionInfo> {
+        &self.session
+    }
+
     /// The tools offered.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.registry
