@@ -498,7 +498,10 @@ impl AgentLoop {
                     });
             for (call, done) in calls.iter().zip(&finished) {
                 let mut result = ToolResultMessage::from(&done.result);
-                repeats.note(call, &mut result);
+                // A duplicate in the same response already says so.
+                if done.duplicate_of.is_none() {
+                    repeats.note(call, &mut result);
+                }
                 run.push(Message::ToolResult(result), done.result.details.as_ref())?;
             }
             if cancel.is_cancelled() {
