@@ -13,10 +13,10 @@ use toolhost_core::{
 };
 
 use super::atomic_write::atomic_write;
-use super::edit_match::{Found, MatchKind, closest_region, find, unescape};
+use super::edit_match::{Found, MatchKind, closest_region, find};
 use super::file_reads::{Change, check_before_write, record_seen};
 use super::read::io_error;
-use super::text::{human_size, not_found, push_numbered};
+use super::text::{human_size, not_found, push_numbered, unescape};
 use super::{blocking, path_subject};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 

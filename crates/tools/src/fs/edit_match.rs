@@ -7,8 +7,7 @@
 //! non-breaking spaces folded to ASCII (any substring); then whole lines compared with their
 //! indentation, trailing whitespace and the width of whitespace runs ignored, the replacement
 //! re-indented to the file's style; then any substring with runs of spaces and tabs treated
-//! as one space. [`unescape`] gives the caller a second try for a model that wrote `\n`,
-//! `\t` or `\"` literally.
+//! as one space. (Edit tries once more with `old_string` unescaped: `text::unescape`.)
 
 use std::borrow::Cow;
 
@@ -394,39 +393,6 @@ fn find_lines(content: &str, old: &str, new: &str, ending: LineEnding, replace_a
     }
 }
 
-/// `text` with the escapes a model writes literally (`\n`, `\t`, `\r`, `\"`, `\'`, `\\`)
-/// turned into the characters they stand for; `None` when it has none.
-pub(crate) fn unescape(text: &str) -> Option<String> {
-    if !text.contains('\\') {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    let mut changed = false;
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let replaced = match chars.clone().next() {
-            Some('n') => '\n',
-            Some('t') => '\t',
-            Some('r') => '\r',
-            Some('"') => '"',
-            Some('\'') => '\'',
-            Some('\\') => '\\',
-            _ => {
-                out.push(c);
-                continue;
-            }
-        };
-        chars.next();
-        out.push(replaced);
-        changed = true;
-    }
-    changed.then_some(out)
-}
-
 /// The region of `content` most like `old`: `(first line index, line count, similarity)`.
 pub(crate) fn closest_region(content: &str, old: &str) -> Option<(usize, usize, f64)> {
     let old_lines = split_lines(old);
@@ -500,12 +466,5 @@ mod tests {
             panic!("no match");
         };
         assert_eq!(replacements.len(), 2);
-    }
-
-    #[test]
-    fn unescape_turns_literal_escapes_into_characters() {
-        assert_eq!(unescape(r#"a\n\tb \"c\""#).as_deref(), Some("a\n\tb \"c\""));
-        assert_eq!(unescape("plain"), None);
-        assert_eq!(unescape(r"C:\dir"), None);
     }
 }

@@ -1,4 +1,5 @@
-//! Small text pieces the tools share: numbered lines, sizes, "did you mean" for missing paths.
+//! Small text pieces the tools share: numbered lines, sizes, "did you mean" for missing paths,
+//! the escapes a model writes literally.
 
 use std::fmt::Write as _;
 
@@ -122,6 +123,39 @@ fn similar_names(workspace: &Workspace, path: &ResolvedPath) -> Vec<String> {
         .collect()
 }
 
+/// `text` with the escapes a model writes literally (`\n`, `\t`, `\r`, `\"`, `\'`, `\\`)
+/// turned into the characters they stand for; `None` when it has none.
+pub(crate) fn unescape(text: &str) -> Option<String> {
+    if !text.contains('\\') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    let mut changed = false;
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let replaced = match chars.clone().next() {
+            Some('n') => '\n',
+            Some('t') => '\t',
+            Some('r') => '\r',
+            Some('"') => '"',
+            Some('\'') => '\'',
+            Some('\\') => '\\',
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        chars.next();
+        out.push(replaced);
+        changed = true;
+    }
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -135,5 +169,12 @@ mod tests {
             push_numbered(&mut out, number, line);
         }
         assert_eq!(out, "     1\ta\n    42\t\n999999\tb\n1234567\tc\n");
+    }
+
+    #[test]
+    fn unescape_turns_literal_escapes_into_characters() {
+        assert_eq!(unescape(r#"a\n\tb \"c\""#).as_deref(), Some("a\n\tb \"c\""));
+        assert_eq!(unescape("plain"), None);
+        assert_eq!(unescape(r"C:\dir"), None);
     }
 }
