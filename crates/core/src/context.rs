@@ -219,3 +219,34 @@ impl fmt::Debug for ToolContext {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Counter(AtomicUsize);
+
+    #[test]
+    fn a_session_state_keeps_one_value_per_type_shared_by_its_clones_only() {
+        let state = SessionState::default();
+        state
+            .get_or_default::<Counter>()
+            .0
+            .fetch_add(1, Ordering::Relaxed);
+        let clone = state.clone();
+        assert_eq!(
+            clone.get_or_default::<Counter>().0.load(Ordering::Relaxed),
+            1
+        );
+        assert_eq!(state, clone);
+        let other = SessionState::default();
+        assert_eq!(
+            other.get_or_default::<Counter>().0.load(Ordering::Relaxed),
+            0
+        );
+        assert_ne!(state, other);
+    }
+}

@@ -336,3 +336,19 @@ pub fn schema_for_params<P: JsonSchema>() -> Value {
     }
     schema
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_alias_is_renamed_only_when_the_parameter_is_absent() {
+        let spec = ToolSpec::new("Read", "Reads.").with_parameter_alias("file_path", "path");
+        let mut args = json!({"file_path": "a.txt"});
+        assert!(spec.rename_aliases(&mut args));
+        assert_eq!(args, json!({"path": "a.txt"}));
+        let mut both = json!({"file_path": "a.txt", "path": "b.txt"});
+        assert!(!spec.rename_aliases(&mut both));
+        assert_eq!(both, json!({"file_path": "a.txt", "path": "b.txt"}));
+    }
+}
