@@ -249,8 +249,10 @@ impl ChatSession {
         cancel: CancellationToken,
     ) -> Option<Result<RunReport, String>> {
         let registry = Arc::clone(self.agent.registry());
+        // The files the expansion reads count as read by the conversation it joins.
         let options = CallOptions {
             cancel: cancel.child_token(),
+            session: Arc::clone(self.agent.session()),
             ..CallOptions::default()
         };
         let turn = match self.commands.run_line(line, &registry, options).await? {

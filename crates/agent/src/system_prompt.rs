@@ -76,14 +76,16 @@ impl SystemPromptInputs {
 
     /// The prompt.
     pub fn render(&self) -> String {
+        // The workspace is named as the current folder, never by its absolute path: small
+        // models took the tail of that path apart and sent it back as arguments.
         let mut prompt = format!(
-            "You are toolhost, a coding agent. You work in the workspace {workspace} on \
-             {platform}; today is {date}. Relative paths are relative to the workspace.\n\n\
+            "You are toolhost, a coding agent. You work in the current folder, the workspace, \
+             on {platform}; today is {date}. Give every path relative to it (`src/main.rs`; \
+             `.` is the workspace itself).\n\n\
              Use the tools to look before you answer: read files rather than guess their \
              content, and check the result of every change you make. When a tool returns an \
              error, read it and change your approach instead of repeating the same call. When \
              you have what you need, answer in plain text without calling a tool.\n",
-            workspace = self.workspace.display(),
             platform = self.platform,
             date = self.date,
         );
@@ -117,10 +119,11 @@ impl SystemPromptInputs {
             };
             prompt.push_str(&format!("\n# {heading}\n{}\n", file.text.trim_end()));
             if file.truncated {
-                prompt.push_str(&format!(
-                    "[cut to fit the prompt; read {} for the rest]\n",
-                    file.path.display()
-                ));
+                let whole = match file.path.strip_prefix(&self.workspace) {
+                    Ok(relative) => format!("; read {} for the rest", relative.display()),
+                    Err(_) => String::new(),
+                };
+                prompt.push_str(&format!("[cut to fit the prompt{whole}]\n"));
             }
         }
         prompt
@@ -131,11 +134,23 @@ impl SystemPromptInputs {
 fn tool_guidance(tools: &[String]) -> Vec<&'static str> {
     let has = |name: &str| tools.iter().any(|tool| tool == name);
     let mut lines = Vec::new();
-    if has("Grep") || has("Glob") {
-        lines.push("Search with Grep (contents) and Glob (file names) rather than shell commands.");
+    if has("Read") {
+        lines.push(
+            "A question about a file you are given the name of is answered by Read with that \
+             path: read it, do not search for it.",
+        );
     }
-    if has("Read") && has("Edit") {
-        lines.push("Read a file before you Edit it; old_string must match the file exactly.");
+    if has("Grep") || has("Glob") {
+        lines.push(
+            "To find files by name use Glob (a pattern such as `**/*.py`); to find text inside \
+             files use Grep. Use them rather than shell commands.",
+        );
+    }
+    if has("Read") && (has("Edit") || has("Write")) {
+        lines.push(
+            "Read a file before you change it: Write refuses to replace a file you have not \
+             read, and Edit's old_string must match the file exactly.",
+        );
     }
     if has("Bash") {
         lines.push("Bash runs one shell command in the workspace; keep commands non-interactive.");
@@ -244,7 +259,12 @@ mod tests {
             vec!["Read".into(), "Edit".into()],
         )
         .render();
-        assert!(prompt.contains(&dir.path().display().to_string()));
+        // The workspace is the current folder; its absolute path is nowhere.
+        assert!(prompt.contains("You work in the current folder, the workspace"));
+        assert!(
+            !prompt.contains(&dir.path().display().to_string()),
+            "{prompt}"
+        );
         // The workspace's file by its relative name, the user's own without its path (the
         // tools cannot reach it).
         assert!(prompt.contains("# Instructions from AGENTS.md\nAlways run cargo fmt."));
@@ -253,7 +273,8 @@ mod tests {
             !prompt.contains(&home.path().display().to_string()),
             "{prompt}"
         );
-        assert!(prompt.contains("Read a file before you Edit it"));
+        assert!(prompt.contains("Read a file before you change it"));
+        assert!(prompt.contains("answered by Read with that path"));
         assert!(!prompt.contains("Bash runs"));
     }
 

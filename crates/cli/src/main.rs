@@ -129,6 +129,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         config.permissions.mode = mode;
     }
+    // A one-shot call has read nothing: it checks reads before writes only when asked.
+    if let Command::Call(args) = &cli.command {
+        config.tools.read_before_write = Some(args.read_before_write);
+    }
     // Each command builds what it needs: `serve` its own registry (whose approver asks MCP
     // clients) and runtime; `config` no registry at all.
     let runtime = || {

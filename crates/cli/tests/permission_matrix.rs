@@ -34,6 +34,12 @@ impl Tree {
         let home = root.path().canonicalize().unwrap().join("home");
         let workspace = home.join("project");
         std::fs::create_dir_all(workspace.join(".toolhost")).unwrap();
+        // The matrix is about permissions: a serve session's read-before-write check (R47,
+        // tested in read_before_write.rs) would refuse its Writes over planted files.
+        write_file(
+            home.join(".toolhost/config.toml"),
+            "[tools]\nread_before_write = false\n",
+        );
         Self {
             _root: root,
             home,

@@ -155,6 +155,9 @@ pub struct ToolsConfig {
     /// `always_loaded`: tools never deferred, by exact name or `mcp__SERVER`. Lists
     /// concatenate across files.
     pub always_loaded: Vec<String>,
+    /// `read_before_write`: Write and Edit refuse a file the session has not read as it is on
+    /// disk now (R47). `None`: on.
+    pub read_before_write: Option<bool>,
 }
 
 /// How deep sub-agents may nest when `[subagents] max_depth` does not say: a child may spawn

@@ -76,6 +76,7 @@ struct FileConfig {
 struct FileTools {
     defer_threshold: Option<Spanned<u64>>,
     always_loaded: Vec<String>,
+    read_before_write: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -234,6 +235,10 @@ impl Config {
                 .insert("tools.defer_threshold", origin(value.span().start));
         }
         self.tools.always_loaded.extend(file.tools.always_loaded);
+        self.tools.read_before_write = file
+            .tools
+            .read_before_write
+            .or(self.tools.read_before_write);
         if let Some(value) = file.limits.max_result_chars {
             self.limits.max_result_chars = Some(*value.get_ref());
             self.sources

@@ -84,7 +84,7 @@ mod subject;
 mod tool;
 
 pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate, tool_reference_text};
-pub use context::{CallOptions, SessionInfo, ToolContext, UpdateSink};
+pub use context::{CallOptions, SessionInfo, SessionState, ToolContext, UpdateSink};
 pub use definitions::DefinitionFormat;
 pub use error::{RegistryError, ToolError};
 pub use family::PermissionFamily;

@@ -91,6 +91,11 @@ pub struct ToolSpec {
     /// definition passes on as given, instead of what this spec would fill in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forwarded: Option<ForwardedDefinition>,
+    /// Other names a call may give a parameter (`file_path` for `path`, Claude Code's name),
+    /// as `(alias, parameter)`: the pipeline renames them before it coerces and validates.
+    /// The model is never shown them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameter_aliases: Vec<(String, String)>,
 }
 
 /// What an MCP server said of one of its tools that a gateway passes on as it is: the hints it
@@ -127,6 +132,7 @@ impl ToolSpec {
             inherited_by_subagents: false,
             output_schema: None,
             forwarded: None,
+            parameter_aliases: Vec::new(),
         }
     }
 
@@ -191,6 +197,37 @@ impl ToolSpec {
     pub fn with_forwarded(mut self, forwarded: ForwardedDefinition) -> Self {
         self.forwarded = Some(forwarded);
         self
+    }
+
+    /// The same spec, accepting `alias` for its parameter `parameter` (see
+    /// [`Self::parameter_aliases`]).
+    #[must_use]
+    pub fn with_parameter_alias(
+        mut self,
+        alias: impl Into<String>,
+        parameter: impl Into<String>,
+    ) -> Self {
+        self.parameter_aliases
+            .push((alias.into(), parameter.into()));
+        self
+    }
+
+    /// Renames the aliases in `args` to their parameters, where the call does not give the
+    /// parameter itself; returns whether anything changed.
+    pub fn rename_aliases(&self, args: &mut Value) -> bool {
+        let Some(object) = args.as_object_mut() else {
+            return false;
+        };
+        let mut changed = false;
+        for (alias, parameter) in &self.parameter_aliases {
+            if !object.contains_key(parameter)
+                && let Some(value) = object.remove(alias)
+            {
+                object.insert(parameter.clone(), value);
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// The same spec, inherited by sub-agents (see [`Self::inherited_by_subagents`]).
@@ -334,4 +371,20 @@ pub fn schema_for_params<P: JsonSchema>() -> Value {
             .or_insert_with(|| Value::Object(serde_json::Map::new()));
     }
     schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_alias_is_renamed_only_when_the_parameter_is_absent() {
+        let spec = ToolSpec::new("Read", "Reads.").with_parameter_alias("file_path", "path");
+        let mut args = json!({"file_path": "a.txt"});
+        assert!(spec.rename_aliases(&mut args));
+        assert_eq!(args, json!({"path": "a.txt"}));
+        let mut both = json!({"file_path": "a.txt", "path": "b.txt"});
+        assert!(!spec.rename_aliases(&mut both));
+        assert_eq!(both, json!({"file_path": "a.txt", "path": "b.txt"}));
+    }
 }

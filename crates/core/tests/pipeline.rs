@@ -425,6 +425,7 @@ async fn r4_session_events_reach_every_listener_and_failures_are_reported_not_fa
     let session = SessionInfo {
         session_id: Some("s1".into()),
         model: None,
+        ..SessionInfo::default()
     };
 
     let failures = registry

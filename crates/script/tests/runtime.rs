@@ -236,6 +236,7 @@ async fn on_session_hears_events_and_a_failing_listener_is_reported_not_fatal() 
     let session = SessionInfo {
         session_id: Some("s1".into()),
         model: None,
+        ..SessionInfo::default()
     };
     let failures = registry
         .dispatch_session_event(&SessionEvent::Start, &session)

@@ -40,8 +40,8 @@ pub use fs::filesystem_tools;
 pub use shell::{Bash, BashParams, BashSettings, CommandEnvironment, NetworkAccess, ShellSandbox};
 pub use web::{WebFetchSettings, WebSearchSettings, web_tools};
 pub use workspace::{
-    Access, EntryKind, FolderEntry, ResolvedPath, RootAccess, Workspace, WorkspaceBuilder,
-    WorkspaceError,
+    Access, EntryKind, FolderEntry, ReadBeforeWrite, ResolvedPath, RootAccess, Workspace,
+    WorkspaceBuilder, WorkspaceError,
 };
 
 /// Every built-in tool of this crate on `workspace`, in spec order (R9): the filesystem tools,

@@ -155,11 +155,13 @@ async fn glob_does_not_follow_symlinks_out_of_the_workspace() {
 }
 
 #[tokio::test]
-async fn grep_lists_files_with_matches_by_default_skipping_ignored_hidden_and_binary() {
+async fn grep_lists_files_with_matches_by_default_searching_hidden_skipping_ignored_and_binary() {
     let bench = tree();
+    bench.write(".git/config", "helper\n");
+    // Hidden files are searched (as `rg --hidden`), .git itself never.
     assert_eq!(
         bench.ok("Grep", json!({"pattern": "helper"})).await,
-        "README.md\nsrc/lib/helper.rs\nsrc/main.rs"
+        ".github/ci.yml\nREADME.md\nsrc/lib/helper.rs\nsrc/main.rs"
     );
 }
 

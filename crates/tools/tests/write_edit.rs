@@ -174,7 +174,10 @@ async fn edit_of_a_missing_file_points_to_write() {
         )
         .await;
     assert!(text.contains("nope.txt does not exist"), "{text}");
-    assert!(text.contains("use Write to create a new one"), "{text}");
+    assert!(
+        text.contains("to create one, give an empty old_string or use Write"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -205,7 +208,7 @@ async fn edit_falls_back_to_an_indentation_insensitive_match_and_says_so() {
         )
         .await;
     assert!(
-        text.contains("a match that ignores indentation style and trailing whitespace was used"),
+        text.contains("a match that ignores indentation style and whitespace was used"),
         "{text}"
     );
     assert_eq!(

@@ -120,6 +120,7 @@ impl AgentLoop {
         let session = SessionInfo {
             session_id: None,
             model: Some(provider.model().to_owned()),
+            state: toolhost_core::SessionState::default(),
         };
         let tools = registry.specs().into();
         let compaction = CompactionPolicy {
@@ -195,6 +196,7 @@ impl AgentLoop {
         self.session = Arc::new(SessionInfo {
             session_id: Some(id.into()),
             model: self.session.model.clone(),
+            state: self.session.state.clone(),
         });
         self
     }
@@ -310,6 +312,7 @@ impl AgentLoop {
         self.session = Arc::new(SessionInfo {
             session_id: self.session.session_id.clone(),
             model: Some(provider.model().to_owned()),
+            state: self.session.state.clone(),
         });
         self.provider = provider;
         self.plan_deferral();
@@ -335,7 +338,13 @@ impl AgentLoop {
         self.session = Arc::new(SessionInfo {
             session_id: Some(id.into()),
             model: self.session.model.clone(),
+            state: self.session.state.clone(),
         });
+    }
+
+    /// The session the calls belong to: its id, model and state (what it has read).
+    pub fn session(&self) -> &Arc<SessionInfo> {
+        &self.session
     }
 
     /// The tools offered.
@@ -487,7 +496,10 @@ impl AgentLoop {
                     });
             for (call, done) in calls.iter().zip(&finished) {
                 let mut result = ToolResultMessage::from(&done.result);
-                repeats.note(call, &mut result);
+                // A duplicate in the same response already says so.
+                if done.duplicate_of.is_none() {
+                    repeats.note(call, &mut result);
+                }
                 run.push(Message::ToolResult(result), done.result.details.as_ref())?;
             }
             if cancel.is_cancelled() {

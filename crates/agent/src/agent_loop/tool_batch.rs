@@ -6,13 +6,19 @@
 //! any other call — a write, a shell command, an MCP tool that may change something — waits
 //! for every call before it, and every call after it waits for it. So two writes to one path
 //! or two shell commands keep the order the model gave them.
+//!
+//! Identical calls in one response run once (see [`run_tool_calls`]).
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use futures::future::join_all;
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::ToolCall;
-use toolhost_core::{CallOptions, SessionInfo, ToolCallResult, ToolRegistry, UpdateSink};
+use toolhost_core::{
+    CallOptions, ContentBlock, SessionInfo, ToolCallResult, ToolRegistry, UpdateSink,
+};
 
 use super::events::{AgentEvent, AgentEventSink};
 
@@ -20,9 +26,13 @@ use super::events::{AgentEvent, AgentEventSink};
 pub(crate) struct Finished {
     pub(crate) result: ToolCallResult,
     pub(crate) stopped_run: bool,
+    /// The call this one repeats within its response, which ran in its place.
+    pub(crate) duplicate_of: Option<String>,
 }
 
-/// Runs `calls` through `registry`'s pipeline; see the module doc for the order.
+/// Runs `calls` through `registry`'s pipeline; see the module doc for the order. A call
+/// identical to an earlier one of the same response (same tool, same arguments) is not run:
+/// it gets that call's result, with a note (small models write one call ten times over).
 pub(crate) async fn run_tool_calls(
     registry: &ToolRegistry,
     calls: &[ToolCall],
@@ -30,9 +40,91 @@ pub(crate) async fn run_tool_calls(
     events: &AgentEventSink,
     cancel: &CancellationToken,
 ) -> Vec<Finished> {
+    let originals = first_identical(calls);
+    let unique: Vec<&ToolCall> = calls
+        .iter()
+        .zip(&originals)
+        .filter(|(_, original)| original.is_none())
+        .map(|(call, _)| call)
+        .collect();
+    let mut ran = run_in_order(registry, &unique, session, events, cancel)
+        .await
+        .into_iter();
+    let mut finished: Vec<Finished> = Vec::with_capacity(calls.len());
+    let mut told = false;
+    for (call, original) in calls.iter().zip(originals) {
+        match original {
+            None => {
+                if let Some(done) = ran.next() {
+                    finished.push(done);
+                }
+            }
+            Some(index) => {
+                let first = &calls[index];
+                let repeats = calls.len() - unique.len();
+                let mut result = finished[index].result.clone();
+                result.tool_call_id.clone_from(&call.id);
+                result.content.push(ContentBlock::text(if told {
+                    format!(
+                        "[The same call as {}: its result, not run again.]",
+                        first.id
+                    )
+                } else {
+                    told = true;
+                    format!(
+                        "[This call is identical to call {} of this response, so it was not \
+                         run again: its result is repeated here ({repeats} repeated call{} in \
+                         this response). Make each call once.]",
+                        first.id,
+                        if repeats == 1 { "" } else { "s" }
+                    )
+                }));
+                events(AgentEvent::ToolCallStart { call: call.clone() });
+                events(AgentEvent::ToolCallEnd {
+                    result: result.clone(),
+                });
+                finished.push(Finished {
+                    result,
+                    stopped_run: false,
+                    duplicate_of: Some(first.id.clone()),
+                });
+            }
+        }
+    }
+    finished
+}
+
+/// For each call, the index of the first earlier call identical to it (same tool, same
+/// parsed arguments), if any. Calls whose arguments do not parse are never merged.
+fn first_identical(calls: &[ToolCall]) -> Vec<Option<usize>> {
+    let mut seen: HashMap<(&str, String), usize> = HashMap::new();
+    calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| {
+            let arguments = call.parsed_arguments().ok()?.to_string();
+            match seen.entry((call.name.as_str(), arguments)) {
+                Entry::Occupied(first) => Some(*first.get()),
+                Entry::Vacant(slot) => {
+                    slot.insert(index);
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// Runs `calls` in groups: see the module doc.
+async fn run_in_order(
+    registry: &ToolRegistry,
+    calls: &[&ToolCall],
+    session: &Arc<SessionInfo>,
+    events: &AgentEventSink,
+    cancel: &CancellationToken,
+) -> Vec<Finished> {
     let mut finished = Vec::with_capacity(calls.len());
     let mut group: Vec<&ToolCall> = Vec::new();
-    for call in calls {
+    for &call in calls {
         if runs_alongside_others(registry, call) {
             group.push(call);
             continue;
@@ -97,6 +189,7 @@ async fn run_one(
     Finished {
         result,
         stopped_run: abort.is_cancelled(),
+        duplicate_of: None,
     }
 }
 

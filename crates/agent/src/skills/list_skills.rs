@@ -50,8 +50,7 @@ impl TypedTool for ListSkills {
     ) -> Result<ToolOutput, ToolError> {
         let skills = self.catalog.skills();
         let text = if skills.is_empty() {
-            "No skills are installed (skills are folders with a SKILL.md in .toolhost/skills/, \
-             .claude/skills/, .agents/skills/, ~/.toolhost/skills/ or ~/.claude/skills/)."
+            "No skills are installed, so there is none to read; go on with the other tools."
                 .to_owned()
         } else {
             let mut text = format!(

@@ -36,9 +36,10 @@ impl TypedTool for ReadSkill {
     fn describe(&self) -> ToolSpec {
         ToolSpec::new(
             "read_skill",
-            "Reads a skill: its instructions (the body of its SKILL.md) and the paths of the \
-             other files in its folder, which you read with Read when the instructions call \
-             for them. Skill folders are read-only.",
+            // No file name here: small models copied one from this description into Glob.
+            "Reads a skill by its name: its instructions and the paths of the other files in \
+             its folder, which you read with Read when the instructions call for them. Skill \
+             folders are read-only.",
         )
         .with_label("Read skill")
         .with_annotations(ToolAnnotations::READ_ONLY)

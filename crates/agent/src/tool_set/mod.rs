@@ -22,7 +22,8 @@ use toolhost_mcp::{
 };
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::{
-    BashSettings, NetworkAccess, Notify, RootAccess, ShellSandbox, Workspace, builtin_tools,
+    BashSettings, NetworkAccess, Notify, ReadBeforeWrite, RootAccess, ShellSandbox, Workspace,
+    builtin_tools,
 };
 
 use crate::offered_registry::OfferedRegistry;
@@ -330,6 +331,10 @@ async fn build_registry_with(
             .into_iter()
             .fold(Workspace::builder(workspace), |builder, folder| {
                 builder.extra_root(folder, RootAccess::ReadOnly)
+            })
+            .read_before_write(match config.tools.read_before_write {
+                Some(false) => ReadBeforeWrite::NotRequired,
+                _ => ReadBeforeWrite::Required,
             })
             .build()
             .map_err(|error| ToolSetError::Workspace {

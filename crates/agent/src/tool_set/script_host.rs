@@ -50,7 +50,7 @@ impl ScriptFileSystem for WorkspaceFileSystem {
         let resolved = self.0.resolve(path, Access::Write).map_err(refused)?;
         atomic_write(&resolved, &[content])
             .map(|_| ())
-            .map_err(|error| FsError::new(error.to_string()))
+            .map_err(refused)
     }
 
     fn list(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {

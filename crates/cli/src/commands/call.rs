@@ -24,6 +24,11 @@ pub struct CallArgs {
     /// Answer yes to every confirmation (deny rules and the shell deny list still refuse).
     #[arg(long)]
     pub yes: bool,
+    /// Refuse, as every session does, to let Write replace an existing file that was not read
+    /// first (one call has read nothing) or Edit change a file changed since it was read.
+    /// Off for a one-shot call unless given.
+    #[arg(long)]
+    pub read_before_write: bool,
 }
 
 impl CallArgs {

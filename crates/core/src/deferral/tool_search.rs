@@ -251,6 +251,7 @@ mod tests {
             session: Arc::new(crate::context::SessionInfo {
                 session_id: Some(id.to_owned()),
                 model: None,
+                ..crate::context::SessionInfo::default()
             }),
             ..crate::context::CallOptions::default()
         };

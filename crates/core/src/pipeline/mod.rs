@@ -45,6 +45,7 @@ impl Pipeline {
     ) -> ToolCallResult {
         let started = Instant::now();
         let spec = entry.spec();
+        spec.rename_aliases(&mut args);
         coerce::coerce_arguments(&spec.parameters, &mut args);
         let output = match entry.validator.check(&spec.name, &spec.parameters, &args) {
             Err(message) => ToolOutput::error(message),

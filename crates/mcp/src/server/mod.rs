@@ -115,6 +115,7 @@ impl McpServer {
                 session: Arc::new(SessionInfo {
                     session_id: Some(id.clone()),
                     model: None,
+                    ..SessionInfo::default()
                 }),
                 loaded: self
                     .deferred

@@ -31,7 +31,8 @@ pub struct WriteOutcome {
 }
 
 /// Replaces the file at `path` with the concatenation of `parts`, atomically. Missing parent
-/// folders are created; an existing file keeps its permission bits.
+/// folders are created; an existing file keeps its permission bits, and a read-only one is
+/// refused ([`WorkspaceError::ReadOnlyFile`]).
 pub fn atomic_write(path: &ResolvedPath, parts: &[&[u8]]) -> Result<WriteOutcome, WorkspaceError> {
     let (dir, name) = path.open_parent_for_write()?;
     let (mode, previous_bytes) =
@@ -46,10 +47,13 @@ pub fn atomic_write(path: &ResolvedPath, parts: &[&[u8]]) -> Result<WriteOutcome
                     ),
                 ));
             }
-            Ok(stat) => (
-                Some(Mode::from_raw_mode(stat.st_mode & 0o7777)),
-                Some(u64::try_from(stat.st_size).unwrap_or(0)),
-            ),
+            Ok(stat) => {
+                refuse_read_only(&dir, &name, stat.st_mode, path)?;
+                (
+                    Some(Mode::from_raw_mode(stat.st_mode & 0o7777)),
+                    Some(u64::try_from(stat.st_size).unwrap_or(0)),
+                )
+            }
             Err(rustix::io::Errno::NOENT) => (None, None),
             Err(errno) => return Err(WorkspaceError::io("write", path, errno.into())),
         };
@@ -71,6 +75,29 @@ pub fn atomic_write(path: &ResolvedPath, parts: &[&[u8]]) -> Result<WriteOutcome
             Err(WorkspaceError::io("write", path, error))
         }
     }
+}
+
+/// Refuses to replace a read-only file. The rename would replace it whatever its mode (it
+/// needs only the folder to be writable), and root may write anything: so the mode bits
+/// decide — no write bit at all is read-only for everyone — and `access(W_OK)` decides for
+/// a file writable by others only.
+fn refuse_read_only(
+    dir: &OwnedFd,
+    name: &OsStr,
+    mode: u32,
+    path: &ResolvedPath,
+) -> Result<(), WorkspaceError> {
+    let mode = mode & 0o7777;
+    let denied = mode & 0o222 == 0
+        || rustix::fs::accessat(dir, name, rustix::fs::Access::WRITE_OK, AtFlags::empty())
+            == Err(rustix::io::Errno::ACCESS);
+    if denied {
+        return Err(WorkspaceError::ReadOnlyFile {
+            path: path.display().to_owned(),
+            mode,
+        });
+    }
+    Ok(())
 }
 
 fn write_temp(

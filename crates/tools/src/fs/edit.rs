@@ -13,9 +13,10 @@ use toolhost_core::{
 };
 
 use super::atomic_write::atomic_write;
-use super::edit_match::{Found, MatchKind, Replacement, closest_region, find};
+use super::edit_match::{Found, MatchKind, closest_region, find};
+use super::file_reads::{Change, check_before_write, record_seen};
 use super::read::io_error;
-use super::text::{human_size, not_found, push_numbered};
+use super::text::{human_size, not_found, push_numbered, unescape};
 use super::{blocking, path_subject};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 
@@ -91,10 +92,13 @@ impl TypedTool for Edit {
             "Replaces `old_string` with `new_string` in a file. `old_string` must match exactly \
              one place (include surrounding lines to make it unique) unless `replace_all` is \
              true. If the exact text is absent, a match that ignores indentation style, \
-             trailing whitespace, line endings and typographic quotes/dashes is used when it is \
-             unique. Line endings and a BOM are kept; the write is atomic. Read the file first.",
+             whitespace, line endings and typographic quotes/dashes is used when it is unique \
+             (or everywhere, with `replace_all`). An empty `old_string` creates a file that is \
+             missing or empty. Line endings and a BOM are kept; the write is atomic. Read the \
+             file first.",
         )
         .with_label("Edit file")
+        .with_parameter_alias("file_path", "path")
         .with_annotations(ToolAnnotations {
             read_only: false,
             destructive: true,
@@ -109,10 +113,10 @@ impl TypedTool for Edit {
         path_subject(&self.workspace, args, "path", None, Access::Write)
     }
 
-    async fn run(&self, params: EditParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, params: EditParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let workspace = self.workspace.clone();
         let limits = self.limits.clone();
-        blocking(move || edit(&workspace, &limits, &params)).await
+        blocking(move || edit(&workspace, &limits, &params, &ctx)).await
     }
 }
 
@@ -120,13 +124,8 @@ fn edit(
     workspace: &Workspace,
     limits: &EditLimits,
     params: &EditParams,
+    ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
-    if params.old_string.is_empty() {
-        return Err(ToolError::new(
-            "old_string is empty. Give the exact text to replace; to create a file or replace \
-             all of its content, use Write.",
-        ));
-    }
     if params.old_string == params.new_string {
         return Err(ToolError::new(
             "old_string and new_string are identical, so nothing would change. Give the new \
@@ -134,13 +133,19 @@ fn edit(
         ));
     }
     let path = workspace.resolve(&params.path, Access::Write)?;
+    if params.old_string.is_empty() {
+        let created = create(limits, &path, &params.new_string)?;
+        record_seen(workspace, ctx, &path);
+        return Ok(created);
+    }
     if !path.existed() {
         return Err(ToolError::new(not_found(
             workspace,
             &path,
-            "Edit changes existing files; use Write to create a new one.",
+            "Edit changes existing files; to create one, give an empty old_string or use Write.",
         )));
     }
+    check_before_write(workspace, ctx, &path, Change::Edit)?;
     let bytes = read_whole(&path, limits)?;
     let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
         Some(body) => (UTF8_BOM, body),
@@ -156,13 +161,20 @@ fn edit(
     })?;
     let replace_all = params.replace_all.unwrap_or(false);
     let normalised_allowed = body.len() as u64 <= limits.max_normalized_match_bytes;
-    let (kind, replacements) = match find(
-        content,
-        &params.old_string,
-        &params.new_string,
-        replace_all,
-        normalised_allowed,
-    ) {
+    let search = |old: &str, new: &str| find(content, old, new, replace_all, normalised_allowed);
+    let mut found = search(&params.old_string, &params.new_string);
+    let mut unescaped = false;
+    // A model that wrote `\n` or `\"` literally: the text it meant, if that matches.
+    if found == Found::Missing
+        && let Some(old) = unescape(&params.old_string)
+    {
+        let new = unescape(&params.new_string).unwrap_or_else(|| params.new_string.clone());
+        let retry = search(&old, &new);
+        if matches!(retry, Found::Replace { .. }) {
+            (found, unescaped) = (retry, true);
+        }
+    }
+    let (kind, replacements) = match found {
         Found::Replace { kind, replacements } => (kind, replacements),
         Found::Ambiguous {
             kind,
@@ -173,16 +185,22 @@ fn edit(
         }
         Found::Missing => return Err(missing(&path, content, &params.old_string)),
     };
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(replacements.len() * 2 + 2);
-    parts.push(bom);
+    // The new content, and where each replacement landed in it: the result shows the file
+    // as written, never a state half-way through the replacements.
+    let mut written = String::with_capacity(content.len());
+    let mut spans = Vec::with_capacity(replacements.len().min(MAX_SHOWN_REPLACEMENTS));
     let mut at = 0;
     for replacement in &replacements {
-        parts.push(&body[at..replacement.start]);
-        parts.push(replacement.text.as_bytes());
+        written.push_str(&content[at..replacement.start]);
+        if spans.len() < MAX_SHOWN_REPLACEMENTS {
+            spans.push((written.len(), written.len() + replacement.text.len()));
+        }
+        written.push_str(&replacement.text);
         at = replacement.end;
     }
-    parts.push(&body[at..]);
-    atomic_write(&path, &parts)?;
+    written.push_str(&content[at..]);
+    atomic_write(&path, &[bom, written.as_bytes()])?;
+    record_seen(workspace, ctx, &path);
 
     let mut output = format!(
         "Edited {}: replaced {} occurrence{}.",
@@ -190,6 +208,12 @@ fn edit(
         replacements.len(),
         if replacements.len() == 1 { "" } else { "s" }
     );
+    if unescaped {
+        output.push_str(
+            " old_string was not found as given; with its \\n, \\t and \\\" read as the \
+             characters they stand for it was (new_string was read the same way).",
+        );
+    }
     match kind {
         MatchKind::Exact => {}
         MatchKind::Typography => output.push_str(
@@ -198,12 +222,16 @@ fn edit(
         ),
         MatchKind::Lines => output.push_str(
             " The exact old_string was not found; a match that ignores indentation style and \
-             trailing whitespace was used, and new_string was re-indented to the file's style. \
-             Check the result.",
+             whitespace was used, and new_string was re-indented to the file's style. Check \
+             the result.",
+        ),
+        MatchKind::Spaces => output.push_str(
+            " The exact old_string was not found; a match that treats runs of spaces and tabs \
+             as one space was used. Check the result.",
         ),
     }
     output.push_str("\n\n");
-    output.push_str(&changed_lines(content, &replacements));
+    output.push_str(&changed_lines(&written, &spans, replacements.len()));
     Ok(ToolOutput::text(output).with_details(json!({
         "path": path.display(),
         "replacements": replacements.len(),
@@ -211,7 +239,48 @@ fn edit(
             MatchKind::Exact => "exact",
             MatchKind::Typography => "typography",
             MatchKind::Lines => "normalized_lines",
+            MatchKind::Spaces => "whitespace",
         },
+        "unescaped": unescaped,
+    })))
+}
+
+/// An empty `old_string`: creates the file with `new_string` when it is missing or empty (as
+/// Claude Code's Edit does); a file with content is refused, it would be lost.
+fn create(
+    limits: &EditLimits,
+    path: &ResolvedPath,
+    content: &str,
+) -> Result<ToolOutput, ToolError> {
+    if path.existed() {
+        let bytes = read_whole(path, limits)?;
+        if !bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ToolError::new(format!(
+                "old_string is empty, but {} has content, which would be lost. Give the exact \
+                 text to replace in old_string (Read the file to see it), or use Write to \
+                 replace the whole file.",
+                path.display()
+            )));
+        }
+    }
+    let outcome = atomic_write(path, &[content.as_bytes()])?;
+    let lines = content.lines().count();
+    let verb = if outcome.created {
+        "Created"
+    } else {
+        "Wrote the empty file"
+    };
+    Ok(ToolOutput::text(format!(
+        "{verb} {}: {lines} line{}, {}.",
+        path.display(),
+        if lines == 1 { "" } else { "s" },
+        human_size(outcome.bytes)
+    ))
+    .with_details(json!({
+        "path": path.display(),
+        "created": outcome.created,
+        "replacements": 0,
+        "bytes": outcome.bytes,
     })))
 }
 
@@ -274,7 +343,7 @@ fn ambiguous(
              true to change all {count}.",
             path.display()
         ),
-        MatchKind::Typography | MatchKind::Lines => format!(
+        MatchKind::Typography | MatchKind::Lines | MatchKind::Spaces => format!(
             "old_string was not found exactly in {}, and the match that ignores whitespace and \
              typography finds {count} places (lines {lines}{more}); it is used only when unique. \
              Read the file and copy the exact text into old_string.",
@@ -309,64 +378,51 @@ fn missing(path: &ResolvedPath, content: &str, old: &str) -> ToolError {
     ToolError::new(message)
 }
 
-/// The new text of the first replacements with their line numbers and some context.
-fn changed_lines(content: &str, replacements: &[Replacement]) -> String {
-    let bytes = content.as_bytes();
-    let mut output = String::new();
-    let mut line_shift: isize = 0;
-    let mut line = 1usize;
-    let mut at = 0usize;
-    for (index, replacement) in replacements.iter().enumerate() {
-        line += bytecount::count(&bytes[at..replacement.start], b'\n');
-        at = replacement.start;
-        if index < MAX_SHOWN_REPLACEMENTS {
-            // Context starts SHOWN_CONTEXT_LINES lines above the replacement's line.
-            let mut start = memchr::memrchr(b'\n', &bytes[..replacement.start])
-                .map_or(0, |newline| newline + 1);
-            for _ in 0..SHOWN_CONTEXT_LINES {
-                if start == 0 {
-                    break;
-                }
-                start =
-                    memchr::memrchr(b'\n', &bytes[..start - 1]).map_or(0, |newline| newline + 1);
-            }
-            let above = bytecount::count(&bytes[start..replacement.start], b'\n');
-            let mut end = replacement.end;
-            for _ in 0..=SHOWN_CONTEXT_LINES {
-                match memchr::memchr(b'\n', &bytes[end..]) {
-                    Some(offset) => end += offset + 1,
-                    None => {
-                        end = bytes.len();
-                        break;
-                    }
-                }
-            }
-            let shown = format!(
-                "{}{}{}",
-                &content[start..replacement.start],
-                replacement.text,
-                &content[replacement.end..end]
-            );
-            let first_number = (line - above) as isize + line_shift;
-            if index > 0 {
-                output.push_str("   ...\n");
-            }
-            for (offset, text) in shown.lines().take(MAX_SHOWN_LINES).enumerate() {
-                push_numbered(
-                    &mut output,
-                    (first_number + offset as isize).max(1) as u64,
-                    text,
-                );
-            }
+/// The lines around the first replacements in `written` (the file as written), numbered:
+/// `spans` are their byte ranges in it, `count` how many replacements there were.
+fn changed_lines(written: &str, spans: &[(usize, usize)], count: usize) -> String {
+    let bytes = written.as_bytes();
+    // 0-based, inclusive line windows, merged where they touch.
+    let mut windows: Vec<(usize, usize)> = Vec::new();
+    let (mut line, mut at) = (0usize, 0usize);
+    for &(start, end) in spans {
+        line += bytecount::count(&bytes[at..start], b'\n');
+        at = start;
+        let inner_end = if end > start && bytes[end - 1] == b'\n' {
+            end - 1
+        } else {
+            end
+        };
+        let last = line + bytecount::count(&bytes[start..inner_end], b'\n');
+        let from = line.saturating_sub(SHOWN_CONTEXT_LINES);
+        let to = (last + SHOWN_CONTEXT_LINES).min(from + MAX_SHOWN_LINES - 1);
+        match windows.last_mut() {
+            Some(window) if from <= window.1 + 1 => window.1 = window.1.max(to),
+            _ => windows.push((from, to)),
         }
-        line_shift += bytecount::count(replacement.text.as_bytes(), b'\n') as isize
-            - bytecount::count(&bytes[replacement.start..replacement.end], b'\n') as isize;
     }
-    if replacements.len() > MAX_SHOWN_REPLACEMENTS {
+    let mut output = String::new();
+    let mut next = windows.iter().peekable();
+    for (index, text) in written.lines().enumerate() {
+        let Some(&&(from, to)) = next.peek() else {
+            break;
+        };
+        if index < from {
+            continue;
+        }
+        if index == from && from > 0 && !output.is_empty() {
+            output.push_str("   ...\n");
+        }
+        push_numbered(&mut output, (index + 1) as u64, text);
+        if index == to {
+            next.next();
+        }
+    }
+    if count > MAX_SHOWN_REPLACEMENTS {
         let _ = writeln!(
             output,
             "   ... and {} more replacements.",
-            replacements.len() - MAX_SHOWN_REPLACEMENTS
+            count - MAX_SHOWN_REPLACEMENTS
         );
     }
     output

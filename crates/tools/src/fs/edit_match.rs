@@ -2,14 +2,18 @@
 //! closest region for the error.
 //!
 //! The exact search runs on the file's own line endings (a model's `\n` matches a CRLF file).
-//! The normalised match, tried only when the exact text is absent and used only when unique,
-//! has two tiers: typographic quotes, dashes and non-breaking spaces folded to ASCII (any
-//! substring), then whole lines compared with their indentation and trailing whitespace
-//! ignored, the replacement re-indented to the file's style.
+//! The normalised match, tried only when the exact text is absent and used only when unique
+//! (or for every place with `replace_all`), has three tiers: typographic quotes, dashes and
+//! non-breaking spaces folded to ASCII (any substring); then whole lines compared with their
+//! indentation, trailing whitespace and the width of whitespace runs ignored, the replacement
+//! re-indented to the file's style; then any substring with runs of spaces and tabs treated
+//! as one space. (Edit tries once more with `old_string` unescaped: `text::unescape`.)
 
 use std::borrow::Cow;
 
 use memchr::memmem;
+
+use super::reindent::reindent;
 
 /// Line numbers of at most this many matches are listed when a match is ambiguous.
 const MAX_LISTED_MATCHES: usize = 20;
@@ -63,8 +67,11 @@ pub(crate) enum MatchKind {
     Exact,
     /// Typographic quotes, dashes and non-breaking spaces were treated as their ASCII forms.
     Typography,
-    /// Whole lines compared without indentation style and trailing whitespace.
+    /// Whole lines compared without indentation style, trailing whitespace and the width of
+    /// whitespace runs.
     Lines,
+    /// Runs of spaces and tabs inside lines treated as one space (any substring).
+    Spaces,
 }
 
 /// One replacement: a byte range of the file and its new text.
@@ -109,7 +116,7 @@ pub(crate) fn find(
     if !replace_all {
         let Some(first) = starts.next() else {
             return if normalised_allowed {
-                find_normalised(content, old, new, ending)
+                find_normalised(content, old, new, ending, replace_all)
             } else {
                 Found::Missing
             };
@@ -147,7 +154,7 @@ pub(crate) fn find(
         .collect();
     if replacements.is_empty() {
         return if normalised_allowed {
-            find_normalised(content, old, new, ending)
+            find_normalised(content, old, new, ending, replace_all)
         } else {
             Found::Missing
         };
@@ -158,12 +165,23 @@ pub(crate) fn find(
     }
 }
 
-fn find_normalised(content: &str, old: &str, new: &str, ending: LineEnding) -> Found {
-    let typography = find_folded(content, &ending.apply(old), &ending.apply(new));
+fn find_normalised(
+    content: &str,
+    old: &str,
+    new: &str,
+    ending: LineEnding,
+    replace_all: bool,
+) -> Found {
+    let (old_text, new_text) = (ending.apply(old), ending.apply(new));
+    let typography = find_folded(content, &old_text, &new_text, Fold::Typography, replace_all);
     if !matches!(typography, Found::Missing) {
         return typography;
     }
-    find_lines(content, old, new, ending)
+    let lines = find_lines(content, old, new, ending, replace_all);
+    if !matches!(lines, Found::Missing) {
+        return lines;
+    }
+    find_folded(content, &old_text, &new_text, Fold::Spaces, replace_all)
 }
 
 /// The ASCII form of a typographic character.
@@ -178,20 +196,43 @@ fn fold_char(c: char) -> Option<char> {
     }
 }
 
+/// What [`fold`] folds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    /// Typographic characters to ASCII.
+    Typography,
+    /// That, and every run of spaces and tabs inside a line to one space.
+    Spaces,
+}
+
 /// `text` folded, with the points where byte offsets shift: `(folded_offset, shift)` means
 /// folded offsets from there on lie `shift` bytes earlier than in `text`.
-fn fold(text: &str) -> (String, Vec<(usize, usize)>) {
+fn fold(text: &str, how: Fold) -> (String, Vec<(usize, usize)>) {
     let mut folded = String::with_capacity(text.len());
     let mut shifts = Vec::new();
     let mut shift = 0;
+    let mut in_run = false;
     for c in text.chars() {
-        match fold_char(c) {
-            Some(ascii) => {
-                folded.push(ascii);
+        let c_folded = fold_char(c).unwrap_or(c);
+        if how == Fold::Spaces && (c_folded == ' ' || c_folded == '\t') {
+            if in_run {
+                shift += c.len_utf8();
+                shifts.push((folded.len(), shift));
+                continue;
+            }
+            in_run = true;
+            folded.push(' ');
+            if c.len_utf8() > 1 {
                 shift += c.len_utf8() - 1;
                 shifts.push((folded.len(), shift));
             }
-            None => folded.push(c),
+            continue;
+        }
+        in_run = false;
+        folded.push(c_folded);
+        if c_folded != c {
+            shift += c.len_utf8() - 1;
+            shifts.push((folded.len(), shift));
         }
     }
     (folded, shifts)
@@ -202,29 +243,53 @@ fn unfold_offset(offset: usize, shifts: &[(usize, usize)]) -> usize {
     offset + index.checked_sub(1).map_or(0, |index| shifts[index].1)
 }
 
-fn find_folded(content: &str, old: &str, new: &str) -> Found {
-    let has_typography = |text: &str| text.chars().any(|c| fold_char(c).is_some());
-    if !has_typography(old) && !has_typography(content) {
+fn find_folded(content: &str, old: &str, new: &str, how: Fold, replace_all: bool) -> Found {
+    let foldable = |text: &str| {
+        text.chars().any(|c| fold_char(c).is_some())
+            || (how == Fold::Spaces && (text.contains("  ") || text.contains('\t')))
+    };
+    if !foldable(old) && !foldable(content) {
         return Found::Missing;
     }
-    let (folded_content, shifts) = fold(content);
-    let (folded_old, _) = fold(old);
-    let starts: Vec<usize> = memmem::find_iter(folded_content.as_bytes(), folded_old.as_bytes())
+    let (folded_content, shifts) = fold(content, how);
+    let (folded_old, _) = fold(old, how);
+    if folded_old.trim().is_empty() {
+        return Found::Missing;
+    }
+    let kind = match how {
+        Fold::Typography => MatchKind::Typography,
+        Fold::Spaces => MatchKind::Spaces,
+    };
+    let finder = memmem::Finder::new(folded_old.as_bytes());
+    let replacement = |start: usize| Replacement {
+        start: unfold_offset(start, &shifts),
+        end: unfold_offset(start + folded_old.len(), &shifts),
+        text: new.to_owned(),
+    };
+    if replace_all {
+        let replacements: Vec<Replacement> = finder
+            .find_iter(folded_content.as_bytes())
+            .map(replacement)
+            .collect();
+        return if replacements.is_empty() {
+            Found::Missing
+        } else {
+            Found::Replace { kind, replacements }
+        };
+    }
+    let starts: Vec<usize> = finder
+        .find_iter(folded_content.as_bytes())
         .take(MAX_LISTED_MATCHES)
         .collect();
     match starts.as_slice() {
         [] => Found::Missing,
         [start] => Found::Replace {
-            kind: MatchKind::Typography,
-            replacements: vec![Replacement {
-                start: unfold_offset(*start, &shifts),
-                end: unfold_offset(start + folded_old.len(), &shifts),
-                text: new.to_owned(),
-            }],
+            kind,
+            replacements: vec![replacement(*start)],
         },
         _ => Found::Ambiguous {
-            kind: MatchKind::Typography,
-            count: memmem::find_iter(folded_content.as_bytes(), folded_old.as_bytes()).count(),
+            kind,
+            count: finder.find_iter(folded_content.as_bytes()).count(),
             starts: starts
                 .iter()
                 .map(|start| unfold_offset(*start, &shifts))
@@ -233,12 +298,11 @@ fn find_folded(content: &str, old: &str, new: &str) -> Found {
     }
 }
 
-/// A line compared without indentation, trailing whitespace and typography.
+/// A line compared without indentation, trailing whitespace, the width of whitespace runs
+/// and typography.
 fn normalise_line(line: &str) -> String {
-    line.trim()
-        .chars()
-        .map(|c| fold_char(c).unwrap_or(c))
-        .collect()
+    let folded: String = line.chars().map(|c| fold_char(c).unwrap_or(c)).collect();
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The byte ranges of `content`'s lines, without their `\n` or `\r\n`.
@@ -270,7 +334,7 @@ fn split_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
-fn find_lines(content: &str, old: &str, new: &str, ending: LineEnding) -> Found {
+fn find_lines(content: &str, old: &str, new: &str, ending: LineEnding, replace_all: bool) -> Found {
     let old_lines = split_lines(old);
     let wanted: Vec<String> = old_lines.iter().map(|line| normalise_line(line)).collect();
     if wanted.iter().all(String::is_empty) {
@@ -281,34 +345,42 @@ fn find_lines(content: &str, old: &str, new: &str, ending: LineEnding) -> Found 
         .iter()
         .map(|&(start, end)| normalise_line(&content[start..end]))
         .collect();
-    let matches: Vec<usize> = (0..(normalised.len() + 1).saturating_sub(wanted.len()))
-        .filter(|&first| {
-            normalised[first..first + wanted.len()]
-                .iter()
-                .zip(&wanted)
-                .all(|(line, wanted)| line == wanted)
-        })
-        .collect();
+    // Matches that do not overlap, first to last.
+    let mut matches: Vec<usize> = Vec::new();
+    let mut first = 0;
+    while first + wanted.len() <= normalised.len() {
+        if normalised[first..first + wanted.len()] == wanted[..] {
+            matches.push(first);
+            first += wanted.len();
+        } else {
+            first += 1;
+        }
+    }
+    let new = if old.ends_with('\n') {
+        new.strip_suffix('\n').unwrap_or(new)
+    } else {
+        new
+    };
+    let replacement = |first: usize| {
+        let region = &ranges[first..first + wanted.len()];
+        let file_lines: Vec<&str> = region.iter().map(|&(s, e)| &content[s..e]).collect();
+        let text = reindent(new, &old_lines, &file_lines);
+        Replacement {
+            start: region[0].0,
+            end: region[region.len() - 1].1,
+            text: ending.apply(&text).into_owned(),
+        }
+    };
     match matches.as_slice() {
         [] => Found::Missing,
-        [first] => {
-            let region = &ranges[*first..*first + wanted.len()];
-            let file_lines: Vec<&str> = region.iter().map(|&(s, e)| &content[s..e]).collect();
-            let new = if old.ends_with('\n') {
-                new.strip_suffix('\n').unwrap_or(new)
-            } else {
-                new
-            };
-            let text = reindent(new, &old_lines, &file_lines);
-            Found::Replace {
-                kind: MatchKind::Lines,
-                replacements: vec![Replacement {
-                    start: region[0].0,
-                    end: region[region.len() - 1].1,
-                    text: ending.apply(&text).into_owned(),
-                }],
-            }
-        }
+        [first] => Found::Replace {
+            kind: MatchKind::Lines,
+            replacements: vec![replacement(*first)],
+        },
+        _ if replace_all => Found::Replace {
+            kind: MatchKind::Lines,
+            replacements: matches.iter().map(|&first| replacement(first)).collect(),
+        },
         _ => Found::Ambiguous {
             kind: MatchKind::Lines,
             count: matches.len(),
@@ -319,78 +391,6 @@ fn find_lines(content: &str, old: &str, new: &str, ending: LineEnding) -> Found 
                 .collect(),
         },
     }
-}
-
-fn leading_whitespace(line: &str) -> &str {
-    &line[..line.len() - line.trim_start().len()]
-}
-
-/// The indentation step of `lines` (the gcd of their space indentations), 4 when unknown.
-fn indent_unit(lines: &[&str]) -> usize {
-    fn gcd(a: usize, b: usize) -> usize {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    let unit = lines
-        .iter()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            leading_whitespace(line)
-                .chars()
-                .filter(|c| *c == ' ')
-                .count()
-        })
-        .filter(|width| *width > 0)
-        .fold(0, gcd);
-    if (2..=8).contains(&unit) { unit } else { 4 }
-}
-
-/// `new` re-indented from the indentation of `old_lines` to that of the matched `file_lines`:
-/// the first line's indentation is replaced, relative indentation converted between tabs and
-/// spaces when the two styles differ.
-fn reindent(new: &str, old_lines: &[&str], file_lines: &[&str]) -> String {
-    let first_non_blank = |lines: &[&str]| -> usize {
-        lines
-            .iter()
-            .position(|line| !line.trim().is_empty())
-            .unwrap_or(0)
-    };
-    let old_indent = leading_whitespace(old_lines[first_non_blank(old_lines)]);
-    let file_indent = leading_whitespace(file_lines[first_non_blank(file_lines)]);
-    let uses_tabs = |lines: &[&str]| {
-        lines
-            .iter()
-            .any(|line| leading_whitespace(line).contains('\t'))
-    };
-    let (old_tabs, file_tabs) = (uses_tabs(old_lines), uses_tabs(file_lines));
-    let (old_unit, file_unit) = (indent_unit(old_lines), indent_unit(file_lines));
-    new.split('\n')
-        .map(|line| {
-            let lead = leading_whitespace(line);
-            let Some(relative) = lead.strip_prefix(old_indent) else {
-                return line.to_owned();
-            };
-            let body = &line[lead.len()..];
-            let relative = match (old_tabs, file_tabs) {
-                (false, true) => {
-                    let width = relative.chars().filter(|c| *c == ' ').count()
-                        + relative.chars().filter(|c| *c == '\t').count() * old_unit;
-                    format!(
-                        "{}{}",
-                        "\t".repeat(width / old_unit),
-                        " ".repeat(width % old_unit)
-                    )
-                }
-                (true, false) => {
-                    let width = relative.chars().filter(|c| *c == ' ').count()
-                        + relative.chars().filter(|c| *c == '\t').count() * file_unit;
-                    " ".repeat(width)
-                }
-                _ => relative.to_owned(),
-            };
-            format!("{file_indent}{relative}{body}")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The region of `content` most like `old`: `(first line index, line count, similarity)`.
@@ -445,10 +445,26 @@ mod tests {
     }
 
     #[test]
-    fn reindent_converts_spaces_to_the_files_tabs() {
-        let old = ["    if x {", "        y();", "    }"];
-        let file = ["\tif x {", "\t\ty();", "\t}"];
-        let new = "    if x {\n        z();\n    }";
-        assert_eq!(reindent(new, &old, &file), "\tif x {\n\t\tz();\n\t}");
+    fn runs_of_spaces_inside_a_line_match_one_space() {
+        let content = "let  total =\tsum(a,  b);\n";
+        let Found::Replace { kind, replacements } =
+            find(content, "total = sum(a, b)", "x", false, true)
+        else {
+            panic!("no match");
+        };
+        assert_eq!(kind, MatchKind::Spaces);
+        assert_eq!(
+            &content[replacements[0].start..replacements[0].end],
+            "total =\tsum(a,  b)"
+        );
+    }
+
+    #[test]
+    fn replace_all_takes_every_normalised_match() {
+        let content = "  a  = 1\n  a  = 1\n";
+        let Found::Replace { replacements, .. } = find(content, "a = 1", "b", true, true) else {
+            panic!("no match");
+        };
+        assert_eq!(replacements.len(), 2);
     }
 }

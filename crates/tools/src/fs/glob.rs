@@ -131,7 +131,9 @@ fn glob(
     }
     if !base.as_path().is_dir() {
         return Err(ToolError::new(format!(
-            "{} is a file, not a folder: `path` is the folder to search. Use Read to see the file.",
+            "{} is a file, not a folder: `path` is the folder Glob searches for file names. To \
+             see what the file holds, call Read with path \"{}\" instead of Glob.",
+            base.display(),
             base.display()
         )));
     }
@@ -203,7 +205,16 @@ fn glob(
         }
         nothing
     } else {
-        paths.join("\n")
+        let mut listed = paths.join("\n");
+        // A model asked about a named file globbed its name, then guessed what it holds.
+        if !pattern.contains(['*', '?', '[', '{']) {
+            listed.push_str(&format!(
+                "\n[\"{pattern}\" is a name, not a pattern: Glob only says where the file is. To \
+                 see what it holds, call Read with path \"{}\".]",
+                paths[0]
+            ));
+        }
+        listed
     };
     if total > max_results {
         output.push_str(&format!(

@@ -116,7 +116,8 @@ impl TypedTool for Grep {
             "Grep",
             format!(
                 "Searches file contents with a regular expression (ripgrep syntax and speed). \
-                 Honours .gitignore, skips hidden and binary files. Returns matching file paths \
+                 Searches hidden files and folders too (not .git), honours .gitignore, skips \
+                 binary files. Returns matching file paths \
                  by default, or matching lines (`output_mode: \"content\"`, with optional \
                  `context`), or counts; filter files with `include`. At most {} lines unless \
                  `head_limit` says fewer.",
@@ -211,7 +212,10 @@ fn grep(
         .after_context(context)
         .binary_detection(BinaryDetection::quit(0))
         .build();
-    let include_hidden = include.as_ref().is_some_and(PathGlob::names_hidden);
+    // Hidden files too (`.github/workflows/ci.yml`, `.env.example`), as `rg --hidden`: a
+    // model told "no matches" concludes the text is nowhere. .gitignore still holds, and
+    // `.git` itself is never searched.
+    let include_hidden = true;
     let base_path = base.as_path();
     let skips = RuleSkips::for_call(workspace, ctx);
     parallel_walk(base_path, include_hidden, skips.as_ref()).run(|| {

@@ -5,11 +5,14 @@
 mod atomic_write;
 mod edit;
 mod edit_match;
+mod file_reads;
 mod glob;
 mod grep;
 mod line_seek;
 mod list_dir;
+mod near_miss;
 mod read;
+mod reindent;
 mod text;
 mod walk;
 mod write;

@@ -14,9 +14,11 @@ use toolhost_core::{
     ToolError, ToolOutput, ToolSpec, TypedTool,
 };
 
+use super::file_reads::record_seen;
 use super::line_seek::{
     LineStart, count_lines, count_lines_in, find_line_start, find_line_start_in,
 };
+use super::near_miss::{look_alike_paths, visible};
 use super::text::{human_size, not_found, push_numbered};
 use super::{blocking, path_subject};
 use crate::workspace::{Access, ResolvedPath, Workspace};
@@ -119,6 +121,8 @@ impl TypedTool for Read {
             ),
         )
         .with_label("Read file")
+        // Claude Code's name for it, which models trained on it send.
+        .with_parameter_alias("file_path", "path")
         .with_annotations(ToolAnnotations::READ_ONLY)
         .with_sensitivity(Sensitivity::Safe)
         .with_family(PermissionFamily::Read)
@@ -137,33 +141,51 @@ impl TypedTool for Read {
     /// large file, a folder, what resolution did not see as a regular file — goes to the pool,
     /// so a slow read never stalls the other calls. Resolution itself (a `statx` per component
     /// below the workspace root) stays here either way.
-    async fn run(&self, params: ReadParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, params: ReadParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let path = self.workspace.resolve(&params.path, Access::Read)?;
         if path
             .seen_regular_file_len()
             .is_some_and(|len| len <= MAX_INLINE_READ_FILE_BYTES)
         {
-            return read(&self.workspace, &self.limits, &params, &path);
+            return read(&self.workspace, &self.limits, &params, &path, &ctx);
         }
         let workspace = self.workspace.clone();
         let limits = self.limits.clone();
-        blocking(move || read(&workspace, &limits, &params, &path)).await
+        blocking(move || read(&workspace, &limits, &params, &path, &ctx)).await
     }
 }
 
+/// Reads `path` and, when that worked, notes that the session has seen it.
 fn read(
     workspace: &Workspace,
     limits: &ReadLimits,
     params: &ReadParams,
     path: &ResolvedPath,
+    ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     if !path.existed() {
+        if let [only] = look_alike_paths(workspace, path).as_slice() {
+            let actual = workspace.resolve(only, Access::Read)?;
+            if actual.existed() {
+                return read_look_alike(workspace, limits, params, path, &actual, ctx);
+            }
+        }
         return Err(ToolError::new(not_found(
             workspace,
             path,
             "Use ListDir or Glob to find the file.",
         )));
     }
+    let output = read_existing(limits, params, path)?;
+    record_seen(workspace, ctx, path);
+    Ok(output)
+}
+
+fn read_existing(
+    limits: &ReadLimits,
+    params: &ReadParams,
+    path: &ResolvedPath,
+) -> Result<ToolOutput, ToolError> {
     let file = path.open_file()?;
     let metadata = file
         .metadata()
@@ -211,6 +233,34 @@ fn read(
     // A file no larger than the sniffed head is already in memory: no second read.
     let whole = (head.len() as u64 == size).then_some(head.as_slice());
     read_lines(file, whole, path, size, limits, params)
+}
+
+/// Reads `actual`, the one file whose name differs from the missing `given` only in
+/// characters that print alike, and says so first.
+fn read_look_alike(
+    workspace: &Workspace,
+    limits: &ReadLimits,
+    params: &ReadParams,
+    given: &ResolvedPath,
+    actual: &ResolvedPath,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let mut output = read(workspace, limits, params, actual, ctx)?;
+    let note = format!(
+        "[{} does not exist; read {} instead, whose name differs only in characters that print \
+         alike (Unicode form, quotes, spaces): {}. Use that path from now on.]\n",
+        given.display(),
+        actual.display(),
+        visible(actual.display())
+    );
+    match output.content.first_mut() {
+        Some(ContentBlock::Text { text }) => text.insert_str(0, &note),
+        _ => output.content.insert(0, ContentBlock::text(note)),
+    }
+    if let Some(Value::Object(details)) = &mut output.details {
+        details.insert("requested_path".to_owned(), json!(given.display()));
+    }
+    Ok(output)
 }
 
 /// Numbers the lines asked for; `whole` is the file's content when it is already in memory.

@@ -1,7 +1,9 @@
-//! Small text pieces the tools share: numbered lines, sizes, "did you mean" for missing paths.
+//! Small text pieces the tools share: numbered lines, sizes, "did you mean" for missing paths,
+//! the escapes a model writes literally.
 
 use std::fmt::Write as _;
 
+use super::near_miss::{has_look_alikes, look_alike_paths, visible};
 use crate::workspace::{Access, ResolvedPath, Workspace};
 
 /// How many similar names a "not found" error suggests.
@@ -53,11 +55,32 @@ pub(crate) fn human_size(bytes: u64) -> String {
 }
 
 /// "`path` does not exist", with the most similar names in its folder.
+///
+/// Names that print like the one given (Unicode form, quotes, spaces) are listed first, with
+/// their differences escaped (see [`super::near_miss`]).
 pub(crate) fn not_found(workspace: &Workspace, path: &ResolvedPath, what_to_do: &str) -> String {
-    let mut message = format!("{} does not exist.", path.display());
-    let suggestions = similar_names(workspace, path);
+    let mut message = format!("{} does not exist.", visible(path.display()));
+    let look_alikes = look_alike_paths(workspace, path);
+    if !look_alikes.is_empty() {
+        let shown: Vec<String> = look_alikes.iter().map(|path| visible(path)).collect();
+        let _ = write!(
+            message,
+            " These differ from it only in characters that print alike, shown as \\u{{…}} \
+             escapes (in JSON write \\u{{202F}} as \\u202F): {}. Give the one you mean \
+             exactly.",
+            shown.join(", ")
+        );
+    }
+    let suggestions: Vec<String> = similar_names(workspace, path)
+        .into_iter()
+        .filter(|name| !look_alikes.contains(name))
+        .collect();
     if !suggestions.is_empty() {
-        let _ = write!(message, " Did you mean: {}?", suggestions.join(", "));
+        let shown: Vec<String> = suggestions.iter().map(|name| visible(name)).collect();
+        let _ = write!(message, " Did you mean: {}?", shown.join(", "));
+        if suggestions.iter().any(|name| has_look_alikes(name)) {
+            message.push_str(" (\\u{…} stands for a character that prints like another.)");
+        }
     }
     let _ = write!(message, " {what_to_do}");
     message
@@ -100,6 +123,39 @@ fn similar_names(workspace: &Workspace, path: &ResolvedPath) -> Vec<String> {
         .collect()
 }
 
+/// `text` with the escapes a model writes literally (`\n`, `\t`, `\r`, `\"`, `\'`, `\\`)
+/// turned into the characters they stand for; `None` when it has none.
+pub(crate) fn unescape(text: &str) -> Option<String> {
+    if !text.contains('\\') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    let mut changed = false;
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let replaced = match chars.clone().next() {
+            Some('n') => '\n',
+            Some('t') => '\t',
+            Some('r') => '\r',
+            Some('"') => '"',
+            Some('\'') => '\'',
+            Some('\\') => '\\',
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        chars.next();
+        out.push(replaced);
+        changed = true;
+    }
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -113,5 +169,12 @@ mod tests {
             push_numbered(&mut out, number, line);
         }
         assert_eq!(out, "     1\ta\n    42\t\n999999\tb\n1234567\tc\n");
+    }
+
+    #[test]
+    fn unescape_turns_literal_escapes_into_characters() {
+        assert_eq!(unescape(r#"a\n\tb \"c\""#).as_deref(), Some("a\n\tb \"c\""));
+        assert_eq!(unescape("plain"), None);
+        assert_eq!(unescape(r"C:\dir"), None);
     }
 }

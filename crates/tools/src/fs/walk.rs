@@ -2,7 +2,9 @@
 //!
 //! The walk is `ignore`'s parallel walker with ripgrep's defaults: `.gitignore`, `.ignore` and
 //! `.git/info/exclude` honoured — also outside a git repository (`require_git(false)`) —,
-//! hidden files skipped unless asked for, symlinks not followed (so a walk never leaves the
+//! hidden files skipped unless asked for (Grep always asks, as `rg --hidden`; a walk that
+//! includes them still skips `.git` and the other version-control folders), symlinks not
+//! followed (so a walk never leaves the
 //! workspace through one), and what the call's permission rules refuse pruned
 //! ([`RuleSkips`]).
 
@@ -129,11 +131,29 @@ fn walk_builder(root: &Path, include_hidden: bool, skips: Option<&Arc<RuleSkips>
         .require_git(false)
         .follow_links(false)
         .threads(std::thread::available_parallelism().map_or(2, usize::from));
-    if let Some(skips) = skips {
-        let skips = Arc::clone(skips);
-        builder.filter_entry(move |entry| skips.allows(entry.path()));
+    let skips = skips.map(Arc::clone);
+    if include_hidden || skips.is_some() {
+        builder.filter_entry(move |entry| {
+            !(include_hidden && is_version_control_folder(entry))
+                && skips
+                    .as_ref()
+                    .is_none_or(|skips| skips.allows(entry.path()))
+        });
     }
     builder
+}
+
+/// Folders a version-control system keeps its own data in (`.git`): never walked, hidden
+/// files or not — what is in them is no file of the project.
+const VERSION_CONTROL_FOLDERS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
+
+fn is_version_control_folder(entry: &ignore::DirEntry) -> bool {
+    entry.depth() > 0
+        && entry.file_type().is_some_and(|kind| kind.is_dir())
+        && entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| VERSION_CONTROL_FOLDERS.contains(&name))
 }
 
 /// The paths inside a walked or listed folder that the call's permission rules refuse

@@ -11,6 +11,7 @@ use toolhost_core::{
 };
 
 use super::atomic_write::atomic_write;
+use super::file_reads::{Change, check_before_write, record_seen};
 use super::text::human_size;
 use super::{blocking, path_subject};
 use crate::workspace::{Access, Workspace};
@@ -45,9 +46,12 @@ impl TypedTool for Write {
             "Write",
             "Creates a file or replaces its whole content, atomically: the file holds either \
              its old or its new content, never a mix. Missing parent folders are created and an \
-             existing file keeps its permissions. To change part of a file use Edit instead.",
+             existing file keeps its permissions; a read-only file is refused. An existing file \
+             must be read first (Read), so that nothing you have not seen is lost. To change \
+             part of a file use Edit instead.",
         )
         .with_label("Write file")
+        .with_parameter_alias("file_path", "path")
         .with_annotations(ToolAnnotations {
             read_only: false,
             destructive: true,
@@ -62,12 +66,14 @@ impl TypedTool for Write {
         path_subject(&self.workspace, args, "path", None, Access::Write)
     }
 
-    async fn run(&self, params: WriteParams, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, params: WriteParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let workspace = self.workspace.clone();
         blocking(move || {
             let path = workspace.resolve(&params.path, Access::Write)?;
+            check_before_write(&workspace, &ctx, &path, Change::Replace)?;
             let content = params.content.as_bytes();
             let outcome = atomic_write(&path, &[content])?;
+            record_seen(&workspace, &ctx, &path);
             let lines = bytecount::count(content, b'\n')
                 + usize::from(!content.is_empty() && !content.ends_with(b"\n"));
             let verb = match outcome.previous_bytes {

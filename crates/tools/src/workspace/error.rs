@@ -58,6 +58,16 @@ pub enum WorkspaceError {
         /// The main root.
         workspace: PathBuf,
     },
+    /// A write to a file whose permissions say it is not to be changed.
+    #[error(
+        "{path} is read-only (mode {mode:04o}), so it was left unchanged. If it should change, make it writable first (for example with Bash: chmod u+w '{path}'); otherwise leave it as it is"
+    )]
+    ReadOnlyFile {
+        /// The path as shown to the model.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
     /// Resolving followed too many symlinks.
     #[error(
         "the path '{path}' goes through more than {MAX_SYMLINK_FOLLOWS} symlinks (a symlink loop?): use the real path of the file"

@@ -52,6 +52,18 @@ pub enum RootAccess {
     Writable,
 }
 
+/// Whether Write and Edit require the session to know a file as it is on disk now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReadBeforeWrite {
+    /// Write refuses an existing file the session has not read, or that changed since; Edit
+    /// refuses a file that changed since the session read it. The default of every session
+    /// `toolhost` runs (`[tools] read_before_write`).
+    Required,
+    /// No check (a library's default, and a one-shot `toolhost call`).
+    #[default]
+    NotRequired,
+}
+
 /// One folder tools may use, canonical.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Root {
@@ -66,9 +78,18 @@ pub struct WorkspaceBuilder {
     extra_roots: Vec<(PathBuf, RootAccess)>,
     restrict_to_workspace: bool,
     home: Option<PathBuf>,
+    read_before_write: ReadBeforeWrite,
 }
 
 impl WorkspaceBuilder {
+    /// Whether Write and Edit check that the session knows a file as it is on disk now
+    /// (default [`ReadBeforeWrite::NotRequired`]).
+    #[must_use]
+    pub fn read_before_write(mut self, check: ReadBeforeWrite) -> Self {
+        self.read_before_write = check;
+        self
+    }
+
     /// Allows tools to use `path` as well, read-only or writable.
     #[must_use]
     pub fn extra_root(mut self, path: impl Into<PathBuf>, access: RootAccess) -> Self {
@@ -124,6 +145,7 @@ impl WorkspaceBuilder {
             roots,
             restrict_to_workspace: self.restrict_to_workspace,
             home: self.home,
+            read_before_write: self.read_before_write,
         })
     }
 }
@@ -135,6 +157,7 @@ pub struct Workspace {
     roots: Vec<Root>,
     restrict_to_workspace: bool,
     home: Option<PathBuf>,
+    read_before_write: ReadBeforeWrite,
 }
 
 impl Workspace {
@@ -150,6 +173,7 @@ impl Workspace {
             extra_roots: Vec::new(),
             restrict_to_workspace: true,
             home: std::env::var_os("HOME").map(PathBuf::from),
+            read_before_write: ReadBeforeWrite::default(),
         }
     }
 
@@ -162,6 +186,11 @@ impl Workspace {
     /// it, else absolute.
     pub fn display_path(&self, path: &Path) -> String {
         display_path(path, &self.root)
+    }
+
+    /// Whether Write and Edit check that the session knows a file as it is on disk now.
+    pub fn read_before_write(&self) -> ReadBeforeWrite {
+        self.read_before_write
     }
 
     /// Whether paths outside the roots are refused.
