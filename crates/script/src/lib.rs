@@ -59,4 +59,4 @@ pub use limits::{
 pub use reload::{CustomTools, ReloadReport, ToolWatcher, WATCH_DEBOUNCE};
 pub use render_tree::{RenderBlock, RenderLine, RenderSpan, RenderTree};
 pub use tool::{LoadedTool, RenderOptions, Rendering, ScriptTool};
-pub use transpile::transpile_typescript;
+pub use transpile::{Transpiled, transpile_typescript};
