@@ -205,5 +205,5 @@
   lazyGlobal("atob", () => (text) => require("node:buffer").Buffer.from(String(text), "base64").toString("latin1"));
   lazyGlobal("btoa", () => (text) => require("node:buffer").Buffer.from(String(text), "latin1").toString("base64"));
 
-  globalThis.__toolhost = Object.freeze({ host, describe, abortError, require });
+  globalThis.__toolhost = Object.freeze({ host, describe, abortError, require, requireFrom });
 })();

@@ -31,6 +31,7 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../js/timers_promises.js"),
     ),
     ("node:assert", include_str!("../js/assert.js")),
+    ("node:module", include_str!("../js/module.js")),
     ("@mariozechner/pi-tui", include_str!("../js/pi_tui.js")),
     ("@mariozechner/pi-ai", include_str!("../js/pi_ai.js")),
     (

@@ -182,6 +182,26 @@ impl Loader for ToolLoader {
         let path = Path::new(name);
         let source = std::fs::read_to_string(path)
             .map_err(|error| throw_whole(ctx, &format!("cannot read {name}: {error}")))?;
+        let module = self.declare(ctx, path, name, source)?;
+        // `import.meta.url` (and Node's `filename`/`dirname`), for `createRequire` and paths.
+        let meta = module.meta()?;
+        meta.set("url", format!("file://{name}"))?;
+        meta.set("filename", name)?;
+        if let Some(folder) = path.parent() {
+            meta.set("dirname", folder.to_string_lossy().into_owned())?;
+        }
+        Ok(module)
+    }
+}
+
+impl ToolLoader {
+    fn declare<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        path: &Path,
+        name: &str,
+        source: String,
+    ) -> Result<Module<'js, Declared>> {
         match format_of(path, &self.root, &source) {
             Format::Json => {
                 commonjs::check_json(name, &source)
