@@ -20,7 +20,7 @@
 //! ```
 //!
 //! The embedding program builds a [`ScriptHost`] (working folder, limits, and the services
-//! behind `exec` and `node:fs/promises`), then calls [`discover_and_load_custom_tools`] or
+//! behind `exec` and `node:fs`), then calls [`discover_and_load_custom_tools`] or
 //! [`load_custom_tools`] and registers the [`ScriptTool`]s it gets: they go through the same
 //! pipeline as built-ins (coercion, validation, permissions, truncation, hints). [`CustomTools`]
 //! keeps a loaded set and reloads it when files change.
