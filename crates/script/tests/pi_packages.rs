@@ -140,3 +140,32 @@ export default (api: any) => ({ name: "uses_missing", description: "",
         result.text()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn require_reads_nothing_outside_the_tool_folder_even_through_the_raw_bindings() {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path().join("secret.json"), r#"{"token": "hunter2"}"#);
+    let registry = registry_with(
+        dir.path(),
+        "tool/index.js",
+        r#"
+        export default () => ({ name: "peek", description: "", async execute() {
+          const { host, require } = globalThis.__toolhost;
+          const tries = [
+            () => require("../secret.json"),
+            () => host.compileCommonJs(`${import.meta.dirname}/../secret.json`),
+          ];
+          const seen = tries.map((attempt) => { try { return JSON.stringify(attempt()); } catch (error) { return error.message; } });
+          return { content: [{ type: "text", text: seen.join("\n") }] };
+        } });
+        "#,
+    )
+    .await;
+    let text = call(&registry, "peek", json!({})).await.text();
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(
+        text.contains("imports must stay inside the tool folder")
+            && text.contains("is not a file inside the tool folder"),
+        "{text}"
+    );
+}

@@ -227,14 +227,14 @@ impl ScriptHostBuilder {
         self
     }
 
-    /// The file system behind `node:fs/promises` (default: none, every call refused).
+    /// The file system behind `node:fs` (default: none, every call refused).
     #[must_use]
     pub fn file_system(mut self, file_system: Arc<dyn ScriptFileSystem>) -> Self {
         self.file_system = file_system;
         self
     }
 
-    /// Who authorises each `node:fs/promises` call before the file system sees it (default
+    /// Who authorises each `node:fs` call before the file system sees it (default
     /// [`FileSystemOnly`]).
     #[must_use]
     pub fn file_gate(mut self, gate: Arc<dyn FileGate>) -> Self {

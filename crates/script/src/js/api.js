@@ -2,10 +2,12 @@
 // their hooks for the Rust side. Every function Rust calls returns JSON text,
 // `{"ok": value}` or `{"error": "message"}`, so a tool's failure is a value, never a trap.
 import * as typeboxModule from "@sinclair/typebox";
-import styled from "toolhost:text";
 
 const { host, describe, abortError, require } = globalThis.__toolhost;
 const LINES = Symbol.for("toolhost.renderLines");
+// Styled text is needed only by render hooks: loaded on first use, not with every tool.
+let styledText;
+const styled = new Proxy({}, { get: (_, name) => (styledText ??= require("toolhost:text"))[name] });
 const tools = [];
 const pendingById = new Map();
 

@@ -73,14 +73,18 @@ fn compile<'js>(ctx: &Ctx<'js>, root: &Path, id: &str) -> rquickjs::Result<Funct
     let body = match builtins::source(id) {
         Some(source) => source.to_owned(),
         None => {
-            let path = PathBuf::from(id);
-            // The host bindings are reachable from tool code: never read outside the folder.
-            if !path.starts_with(root) {
-                return Err(throw_whole(
-                    ctx,
-                    &format!("cannot require {id}: it is outside the tool folder"),
-                ));
-            }
+            // The host bindings are reachable from tool code: never read outside the folder,
+            // judged on the real path (no `..`, no symlink out).
+            let path = PathBuf::from(id)
+                .canonicalize()
+                .ok()
+                .filter(|real| real.starts_with(root))
+                .ok_or_else(|| {
+                    throw_whole(
+                        ctx,
+                        &format!("cannot require {id}: it is not a file inside the tool folder"),
+                    )
+                })?;
             let source = std::fs::read_to_string(&path)
                 .map_err(|error| throw_whole(ctx, &format!("cannot read {id}: {error}")))?;
             match format_of(&path, root, &source) {
