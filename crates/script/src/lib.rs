@@ -47,8 +47,8 @@ pub use discovery::{
 pub use error::{LoadError, NameClash};
 pub use host_api::exec::{DenyListOnly, ExecGate, ExecRequest};
 pub use host_api::fs::{
-    DirEntry, EntryKind, FileAccess, FileGate, FileRequest, FileSystemOnly, FsError, NoFileSystem,
-    ScriptFileSystem,
+    DirEntry, EntryKind, FileAccess, FileGate, FileRequest, FileStat, FileSystemOnly, FsError,
+    NoFileSystem, ScriptFileSystem,
 };
 pub use host_api::ui::{UiContext, UiRequest};
 pub use host_api::{Callers, PendingAction, ScriptHost, ScriptHostBuilder};
