@@ -20,7 +20,7 @@
 //! ```
 //!
 //! The embedding program builds a [`ScriptHost`] (working folder, limits, and the services
-//! behind `exec` and `node:fs/promises`), then calls [`discover_and_load_custom_tools`] or
+//! behind `exec` and `node:fs`), then calls [`discover_and_load_custom_tools`] or
 //! [`load_custom_tools`] and registers the [`ScriptTool`]s it gets: they go through the same
 //! pipeline as built-ins (coercion, validation, permissions, truncation, hints). [`CustomTools`]
 //! keeps a loaded set and reloads it when files change.
@@ -47,8 +47,8 @@ pub use discovery::{
 pub use error::{LoadError, NameClash};
 pub use host_api::exec::{DenyListOnly, ExecGate, ExecRequest};
 pub use host_api::fs::{
-    DirEntry, EntryKind, FileAccess, FileGate, FileRequest, FileSystemOnly, FsError, NoFileSystem,
-    ScriptFileSystem,
+    DirEntry, EntryKind, FileAccess, FileGate, FileRequest, FileStat, FileSystemOnly, FsError,
+    NoFileSystem, ScriptFileSystem,
 };
 pub use host_api::ui::{UiContext, UiRequest};
 pub use host_api::{Callers, PendingAction, ScriptHost, ScriptHostBuilder};
@@ -59,4 +59,4 @@ pub use limits::{
 pub use reload::{CustomTools, ReloadReport, ToolWatcher, WATCH_DEBOUNCE};
 pub use render_tree::{RenderBlock, RenderLine, RenderSpan, RenderTree};
 pub use tool::{LoadedTool, RenderOptions, Rendering, ScriptTool};
-pub use transpile::transpile_typescript;
+pub use transpile::{Transpiled, transpile_typescript};

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use oxc::allocator::Allocator;
-use oxc::codegen::Codegen;
+use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::parser::Parser;
 use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
@@ -18,9 +18,19 @@ pub fn is_typescript(path: &Path) -> bool {
     )
 }
 
+/// A TypeScript module as JavaScript, with the way back to the lines of the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transpiled {
+    /// The JavaScript.
+    pub code: String,
+    /// For each line of `code` (0-based), the 1-based line of the TypeScript it came from
+    /// (0 where nothing maps), so that errors point at the file as written.
+    pub line_map: Vec<u32>,
+}
+
 /// Transpiles a TypeScript module to JavaScript; the error lists the first problems with their
 /// line numbers.
-pub fn transpile_typescript(path: &Path, source: &str) -> Result<String, String> {
+pub fn transpile_typescript(path: &Path, source: &str) -> Result<Transpiled, String> {
     let allocator = Allocator::default();
     let source_type = SourceType::ts().with_module(true);
     let parsed = Parser::new(&allocator, source, source_type).parse();
@@ -39,7 +49,27 @@ pub fn transpile_typescript(path: &Path, source: &str) -> Result<String, String>
     if transformed.diagnostics.has_errors() {
         return Err(describe_errors(source, &transformed.diagnostics));
     }
-    Ok(Codegen::new().build(&program).code)
+    let options = CodegenOptions {
+        source_map_path: Some(path.to_path_buf()),
+        ..CodegenOptions::default()
+    };
+    let generated = Codegen::new().with_options(options).build(&program);
+    let lines = generated.code.lines().count();
+    let mut line_map = vec![0_u32; lines];
+    if let Some(map) = &generated.map {
+        for token in map.get_tokens() {
+            let at = usize::try_from(token.get_dst_line()).unwrap_or(usize::MAX);
+            if let Some(slot) = line_map.get_mut(at)
+                && *slot == 0
+            {
+                *slot = token.get_src_line() + 1;
+            }
+        }
+    }
+    Ok(Transpiled {
+        code: generated.code,
+        line_map,
+    })
 }
 
 fn describe_errors(source: &str, diagnostics: &oxc::diagnostics::Diagnostics) -> String {

@@ -191,7 +191,7 @@ async fn modules_without_a_factory_or_with_invalid_tools_fail_to_load_with_the_r
         (
             "bare.js",
             "import x from 'left-pad'; export default () => x;",
-            "only relative imports",
+            "needs the package 'left-pad', which is not installed",
         ),
     ];
     let host = support::host(dir.path());

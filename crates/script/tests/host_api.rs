@@ -251,7 +251,7 @@ async fn node_fs_promises_goes_through_the_host_file_system() {
     let bare = registry_for(&support::host(&workspace), &tool).await;
     let refused = call(&bare, "files", json!({})).await;
     assert!(
-        refused.text().contains("node:fs/promises is not available"),
+        refused.text().contains("node:fs is not available"),
         "{}",
         refused.text()
     );

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolContext, ToolUpdate};
 
 use super::Engine;
-use super::errors::{clear_stale_exception, describe_error};
+use super::errors::{Describer, clear_stale_exception};
 use crate::render_tree::RenderTree;
 
 /// How a call ended, before it becomes a tool result.
@@ -34,20 +34,35 @@ pub(crate) struct ExecuteResult {
     pub is_error: bool,
 }
 
+/// What `api.js` answers: `{ok}`, or `{error, name, stack}` of what it caught.
 #[derive(Deserialize)]
-struct Envelope<T> {
-    ok: Option<T>,
-    error: Option<String>,
+pub(crate) struct Envelope<T> {
+    pub ok: Option<T>,
+    pub error: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub stack: Option<String>,
 }
 
-fn open<T: for<'de> Deserialize<'de>>(json: &str) -> Result<T, String> {
+impl<T> Envelope<T> {
+    /// The error, described with where it was thrown.
+    pub(crate) fn failure(&self, describer: &Describer) -> Option<String> {
+        self.error
+            .as_ref()
+            .map(|message| describer.parts(self.name.as_deref(), message, self.stack.as_deref()))
+    }
+}
+
+fn open<T: for<'de> Deserialize<'de>>(json: &str, describer: &Describer) -> Result<T, String> {
     let envelope: Envelope<T> = serde_json::from_str(json)
         .map_err(|error| format!("the tool's answer could not be read: {error}"))?;
-    match (envelope.ok, envelope.error) {
-        (_, Some(error)) => Err(error),
-        (Some(value), None) => Ok(value),
-        (None, None) => Err("the tool answered nothing".to_owned()),
+    if let Some(error) = envelope.failure(describer) {
+        return Err(error);
     }
+    envelope
+        .ok
+        .ok_or_else(|| "the tool answered nothing".to_owned())
 }
 
 #[derive(Deserialize)]
@@ -115,6 +130,7 @@ impl Engine {
         let cwd = self.host.cwd().to_string_lossy().into_owned();
         let params = args.to_string();
         let context = context_json(&tool_ctx, &cwd);
+        let describer = self.describer.clone();
         // Until the call is over, `exec` and file access ask its caller's authoriser.
         let _caller = self.host.enter_call(&self.module, &tool_ctx);
         self.context
@@ -123,7 +139,7 @@ impl Engine {
                 let (promise, abort) = match start_call(&js, index, params, context, &tool_ctx) {
                     Ok(started) => started,
                     Err(error) => {
-                        let message = describe_error(&js, error);
+                        let message = describer.error(&js, error);
                         return if clock.expired() {
                             CallEnd::TimedOut(limits.call_time_limit)
                         } else {
@@ -138,11 +154,11 @@ impl Engine {
                     biased;
                     outcome = &mut settled => {
                         return match outcome {
-                            Ok(json) => CallEnd::Settled(open(&json)),
+                            Ok(json) => CallEnd::Settled(open(&json, &describer)),
                             Err(error) => {
                                 // Always caught, so that no exception stays pending in the
                                 // context for the next call to trip over.
-                                let message = describe_error(&js, error);
+                                let message = describer.error(&js, error);
                                 if clock.expired() {
                                     CallEnd::TimedOut(limits.call_time_limit)
                                 } else {
@@ -163,18 +179,20 @@ impl Engine {
                     match tokio::time::timeout(limits.abort_grace, &mut settled).await {
                         Ok(Ok(json)) => Some(json),
                         Ok(Err(error)) => {
-                            Some(json!({ "error": describe_error(&js, error) }).to_string())
+                            Some(json!({ "error": describer.error(&js, error) }).to_string())
                         }
                         Err(_) => None,
                     }
-                    .map(|json| match open::<ExecuteResult>(&json) {
-                        Ok(result) => result
-                            .content
-                            .iter()
-                            .filter_map(ContentBlock::as_text)
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                        Err(message) => message,
+                    .map(|json| {
+                        match open::<ExecuteResult>(&json, &describer) {
+                            Ok(result) => result
+                                .content
+                                .iter()
+                                .filter_map(ContentBlock::as_text)
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                            Err(message) => message,
+                        }
                     });
                 if cancel.is_cancelled() {
                     CallEnd::Cancelled(last_word)
@@ -201,6 +219,7 @@ impl Engine {
             "model": session.model,
         })
         .to_string();
+        let describer = self.describer.clone();
         let json = self
             .context
             .async_with(async move |js| {
@@ -213,7 +232,7 @@ impl Engine {
                         .await
                 };
                 tokio::select! {
-                    outcome = run => outcome.map_err(|error| describe_error(&js, error)),
+                    outcome = run => outcome.map_err(|error| describer.error(&js, error)),
                     () = tokio::time::sleep(limit) => Err(format!("onSession took longer than {} s", limit.as_secs_f64())),
                 }
             })
@@ -221,7 +240,7 @@ impl Engine {
         // `{"ok": null}`: only an error matters.
         let envelope: Envelope<Value> = serde_json::from_str(&json)
             .map_err(|error| format!("the tool's answer could not be read: {error}"))?;
-        envelope.error.map_or(Ok(()), Err)
+        envelope.failure(&self.describer).map_or(Ok(()), Err)
     }
 
     /// Runs a render hook (`renderCall` or `renderResult`) with these arguments; its lines.
@@ -233,6 +252,7 @@ impl Engine {
     ) -> Result<RenderTree, String> {
         let _deadline = self.clock.enter(self.host.limits().hook_time_limit);
         let args = args.to_string();
+        let describer = self.describer.clone();
         let json = self
             .context
             .async_with(async move |js| {
@@ -242,10 +262,10 @@ impl Engine {
                     let call: Function = api.get("callRender")?;
                     call.call((index, hook, args))
                 };
-                run().map_err(|error| describe_error(&js, error))
+                run().map_err(|error| describer.error(&js, error))
             })
             .await?;
-        open::<RenderTree>(&json)
+        open::<RenderTree>(&json, &self.describer)
     }
 
     /// Applies or discards the pending action `id` this engine's tools registered; what its
@@ -253,6 +273,7 @@ impl Engine {
     pub(crate) async fn resolve(&self, id: u32, apply: bool) -> Result<Option<String>, String> {
         let limit = self.host.limits().hook_time_limit;
         let _deadline = self.clock.enter(limit);
+        let describer = self.describer.clone();
         let json = self
             .context
             .async_with(async move |js| {
@@ -265,13 +286,16 @@ impl Engine {
                         .await
                 };
                 tokio::select! {
-                    outcome = run => outcome.map_err(|error| describe_error(&js, error)),
+                    outcome = run => outcome.map_err(|error| describer.error(&js, error)),
                     () = tokio::time::sleep(limit) => Err(format!("resolving the action took longer than {} s", limit.as_secs_f64())),
                 }
             })
             .await?;
         let envelope: Envelope<String> = serde_json::from_str(&json)
             .map_err(|error| format!("the tool's answer could not be read: {error}"))?;
-        envelope.error.map_or(Ok(envelope.ok), Err)
+        match envelope.failure(&self.describer) {
+            Some(error) => Err(error),
+            None => Ok(envelope.ok),
+        }
     }
 }

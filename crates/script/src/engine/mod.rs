@@ -32,9 +32,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::host_api::{self, ScriptHost};
-use crate::module_loader::{API_MODULE, ToolLoader, ToolResolver};
+use crate::module_loader::{API_MODULE, ToolLoader, ToolResolver, install_commonjs};
 use clock::CallClock;
-use errors::describe_error;
+use errors::Describer;
+pub(crate) use errors::SourceMaps;
 
 pub(crate) use call::CallEnd;
 
@@ -66,6 +67,8 @@ pub(crate) struct Engine {
     clock: Arc<CallClock>,
     host: Arc<ScriptHost>,
     module: Arc<Path>,
+    root: PathBuf,
+    describer: Describer,
 }
 
 impl std::fmt::Debug for Engine {
@@ -92,18 +95,28 @@ impl Engine {
         runtime
             .set_interrupt_handler(Some(Box::new(move || interrupt_clock.expired())))
             .await;
+        let maps = SourceMaps::default();
         runtime
-            .set_loader(ToolResolver::new(root), ToolLoader)
+            .set_loader(
+                ToolResolver::new(root.clone()),
+                ToolLoader::new(root.clone(), maps.clone()),
+            )
             .await;
         let context = AsyncContext::full(&runtime)
             .await
             .map_err(|error| format!("cannot start the engine: {error}"))?;
         let module: Arc<Path> = Arc::from(entry.as_path());
+        let describer = Describer {
+            maps,
+            module: Arc::clone(&module),
+        };
         let engine = Arc::new(Self {
             context,
             clock,
             host,
             module,
+            root,
+            describer,
         });
         let tools = engine.evaluate_module().await?;
         Ok((engine, tools))
@@ -116,13 +129,16 @@ impl Engine {
         let module = Arc::clone(&self.module);
         let info = self.host.factory_info().to_string();
         let entry = self.module.to_string_lossy().into_owned();
+        let root = self.root.clone();
+        let describer = self.describer.clone();
         let json = self
             .context
             .async_with(async move |ctx| {
                 if let Err(error) = host_api::install(&ctx, &host, &module)
+                    .and_then(|()| install_commonjs(&ctx, &root))
                     .and_then(|()| ctx.eval::<(), _>(PRELUDE))
                 {
-                    return Err(describe_error(&ctx, error));
+                    return Err(describer.error(&ctx, error));
                 }
                 let load = async {
                     Module::import(&ctx, API_MODULE)?
@@ -142,7 +158,7 @@ impl Engine {
                 };
                 match outcome {
                     Some(Ok(json)) => Ok(json),
-                    Some(Err(error)) => Err(describe_error(&ctx, error)),
+                    Some(Err(error)) => Err(describer.error(&ctx, error)),
                     None => Err(String::new()),
                 }
             })
@@ -158,20 +174,17 @@ impl Engine {
                 message
             }
         })?;
-        #[derive(Deserialize)]
-        struct Loaded {
-            ok: Option<Vec<ToolDescriptor>>,
-            error: Option<String>,
-        }
-        let loaded: Loaded = serde_json::from_str(&json)
+        let loaded: call::Envelope<Vec<ToolDescriptor>> = serde_json::from_str(&json)
             .map_err(|error| format!("the factory's result could not be read: {error}"))?;
-        match (loaded.ok, loaded.error) {
-            (_, Some(error)) => Err(error),
-            (Some(tools), None) if tools.is_empty() => {
+        if let Some(error) = loaded.failure(&self.describer) {
+            return Err(error);
+        }
+        match loaded.ok {
+            Some(tools) if tools.is_empty() => {
                 Err("the factory returned no tools (an empty array)".to_owned())
             }
-            (Some(tools), None) => Ok(tools),
-            (None, None) => Err("the factory returned nothing".to_owned()),
+            Some(tools) => Ok(tools),
+            None => Err("the factory returned nothing".to_owned()),
         }
     }
 

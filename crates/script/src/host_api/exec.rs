@@ -67,6 +67,15 @@ pub(crate) struct ExecCall {
     cwd: Option<String>,
     /// Milliseconds, as in Node.
     timeout: Option<f64>,
+    /// Bytes for the program's stdin (`input` of Node's sync forms).
+    input: Option<String>,
+    /// Variables set on top of the clean environment.
+    #[serde(default)]
+    env: std::collections::BTreeMap<String, String>,
+    /// `command` is a shell command line (Node's `exec`, `shell: true`): judged and run as
+    /// Bash would, instead of as one program with its arguments.
+    #[serde(default)]
+    shell: bool,
 }
 
 /// Everything `exec` needs from the host.
@@ -99,15 +108,32 @@ async fn run(
     if call.command.trim().is_empty() {
         return Err("exec needs a program to run: exec(\"git\", [\"status\"])".to_owned());
     }
+    if let Some(bad) = call.env.keys().find(|name| !is_variable_name(name)) {
+        return Err(format!(
+            "exec: '{bad}' is not an environment variable name (letters, digits and _)"
+        ));
+    }
     let working_dir = match &call.cwd {
         Some(dir) => environment.cwd.join(dir),
         None => environment.cwd.to_path_buf(),
     };
-    let command_line = std::iter::once(&call.command)
-        .chain(&call.args)
-        .map(|word| shell_quote(word))
-        .collect::<Vec<_>>()
-        .join(" ");
+    // Variables come first, as `NAME=value program args` in Bash, so that rules see them too.
+    let assignments = call
+        .env
+        .iter()
+        .map(|(name, value)| format!("{name}={}", shell_quote(value)));
+    // A shell command line is its own words, as Node joins them (`[command, ...args]`).
+    let words: Vec<String> = if call.shell {
+        std::iter::once(call.command.clone())
+            .chain(call.args.iter().cloned())
+            .collect()
+    } else {
+        std::iter::once(&call.command)
+            .chain(&call.args)
+            .map(|word| shell_quote(word))
+            .collect()
+    };
+    let command_line = assignments.chain(words).collect::<Vec<_>>().join(" ");
     let analysis = CommandPolicy::new(environment.cwd)
         .working_dir(&working_dir)
         .analyze(&command_line);
@@ -132,8 +158,22 @@ async fn run(
             Duration::from_secs_f64(ms / 1000.0)
         })
         .min(MAX_EXEC_TIMEOUT);
-    let outcome = ProcessSpec::new(&call.command)
-        .args(&call.args)
+    let mut spec = if call.shell {
+        let script = std::iter::once(call.command.as_str())
+            .chain(call.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        ProcessSpec::bash(script)
+    } else {
+        ProcessSpec::new(&call.command).args(&call.args)
+    };
+    for (name, value) in &call.env {
+        spec = spec.env(name, value);
+    }
+    if let Some(input) = &call.input {
+        spec = spec.stdin_bytes(input.as_bytes());
+    }
+    let outcome = spec
         .working_dir(&working_dir)
         .timeout(timeout)
         .cancellation(cancel)
@@ -148,6 +188,14 @@ async fn run(
         "code": outcome.exit_code,
         "killed": outcome.termination != Termination::Exited,
     }))
+}
+
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A word quoted for bash when it needs it, so the policy sees the argv the program gets.

@@ -1,4 +1,4 @@
-//! `node:fs/promises` for custom tools: every path goes through the embedder's
+//! `node:fs` for custom tools: every path goes through the embedder's
 //! [`FileGate`] (the permission rules, as for the Read and Write tools) and then its
 //! [`ScriptFileSystem`], which applies the workspace rules (`toolhost` uses its `Workspace`,
 //! with atomic writes). This crate opens no path itself.
@@ -57,9 +57,22 @@ impl FsError {
     }
 }
 
-/// The file system a custom tool sees through `node:fs/promises`. Paths are as the tool wrote
-/// them (relative to the workspace or absolute); implementations resolve and check them.
-/// Called on the blocking pool.
+/// What `stat` tells of a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FileStat {
+    /// A file, a folder, ...
+    pub kind: EntryKind,
+    /// Its size in bytes (0 for a folder).
+    pub size: u64,
+}
+
+/// The file system a custom tool sees through `node:fs`. Paths are as the tool wrote them
+/// (relative to the workspace or absolute); implementations resolve and check them. Called on
+/// the blocking pool.
+///
+/// `read`, `write` and `list` are required. `stat` has a default built on `list` and `read`;
+/// `create_dir`, `remove` and `rename` default to an `ENOSYS` error that says the host does not
+/// offer them (writing a file creates its folders all the same).
 pub trait ScriptFileSystem: Send + Sync {
     /// The whole file.
     fn read(&self, path: &str) -> Result<Vec<u8>, FsError>;
@@ -67,6 +80,51 @@ pub trait ScriptFileSystem: Send + Sync {
     fn write(&self, path: &str, content: &[u8]) -> Result<(), FsError>;
     /// A folder's entries.
     fn list(&self, path: &str) -> Result<Vec<DirEntry>, FsError>;
+
+    /// What `path` is: a folder when it can be listed, else a file when it can be read.
+    fn stat(&self, path: &str) -> Result<FileStat, FsError> {
+        let listed = match self.list(path) {
+            Ok(_) => {
+                return Ok(FileStat {
+                    kind: EntryKind::Directory,
+                    size: 0,
+                });
+            }
+            Err(error) if error.code.as_deref() == Some("ENOENT") => return Err(error),
+            Err(error) => error,
+        };
+        match self.read(path) {
+            Ok(bytes) => Ok(FileStat {
+                kind: EntryKind::File,
+                size: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
+            }),
+            Err(error) if error.code.as_deref() == Some("EISDIR") => Err(listed),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Creates a folder (and its parents when `recursive`).
+    fn create_dir(&self, _path: &str, _recursive: bool) -> Result<(), FsError> {
+        Err(unsupported("create folders"))
+    }
+
+    /// Removes a file (or a folder, with what it holds when `recursive`).
+    fn remove(&self, _path: &str, _recursive: bool) -> Result<(), FsError> {
+        Err(unsupported("remove files"))
+    }
+
+    /// Moves `from` to `to`.
+    fn rename(&self, _from: &str, _to: &str) -> Result<(), FsError> {
+        Err(unsupported("rename files"))
+    }
+}
+
+fn unsupported(what: &str) -> FsError {
+    FsError::new(format!(
+        "the program running this tool lets custom tools read, list and write files but not \
+         {what}"
+    ))
+    .with_code("ENOSYS")
 }
 
 /// The file system of a host that gave none: every operation is refused.
@@ -74,7 +132,7 @@ pub trait ScriptFileSystem: Send + Sync {
 pub struct NoFileSystem;
 
 const NO_FILE_SYSTEM: &str =
-    "node:fs/promises is not available: the program running this tool gave it no file access";
+    "node:fs is not available: the program running this tool gave it no file access";
 
 impl ScriptFileSystem for NoFileSystem {
     fn read(&self, _path: &str) -> Result<Vec<u8>, FsError> {

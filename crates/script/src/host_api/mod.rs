@@ -5,10 +5,14 @@
 //! hidden global of each engine. Every asynchronous binding resolves with JSON text
 //! (`{"ok": …}` or `{"error": …}`), so that failures cross the boundary as values.
 
+mod blocking;
 mod callers;
+mod child_process;
 pub mod exec;
 pub mod fs;
+mod fs_calls;
 mod pending;
+mod system;
 pub mod ui;
 
 use std::collections::HashMap;
@@ -26,10 +30,8 @@ use toolhost_exec::SandboxPolicy;
 use crate::limits::ScriptLimits;
 pub use callers::Callers;
 pub(crate) use callers::{CallGuard, CallsInFlight};
-use exec::{DenyListOnly, ExecCall, ExecEnvironment, ExecGate, run_exec};
-use fs::{
-    FileAccess, FileGate, FileRequest, FileSystemOnly, FsError, NoFileSystem, ScriptFileSystem,
-};
+use exec::{DenyListOnly, ExecGate};
+use fs::{FileGate, FileSystemOnly, NoFileSystem, ScriptFileSystem};
 pub use pending::PendingAction;
 use ui::{UiContext, headless_answer, parse_request};
 
@@ -225,14 +227,14 @@ impl ScriptHostBuilder {
         self
     }
 
-    /// The file system behind `node:fs/promises` (default: none, every call refused).
+    /// The file system behind `node:fs` (default: none, every call refused).
     #[must_use]
     pub fn file_system(mut self, file_system: Arc<dyn ScriptFileSystem>) -> Self {
         self.file_system = file_system;
         self
     }
 
-    /// Who authorises each `node:fs/promises` call before the file system sees it (default
+    /// Who authorises each `node:fs` call before the file system sees it (default
     /// [`FileSystemOnly`]).
     #[must_use]
     pub fn file_gate(mut self, gate: Arc<dyn FileGate>) -> Self {
@@ -343,176 +345,10 @@ pub(crate) fn install<'js>(
         })?,
     )?;
 
-    install_exec(ctx, &bindings, host, module)?;
-    install_fs(ctx, &bindings, host, module)?;
+    child_process::install(ctx, &bindings, host, module)?;
+    fs_calls::install(ctx, &bindings, host, module)?;
+    system::install(ctx, &bindings, host)?;
     ctx.globals().set("__toolhost_host", bindings)
-}
-
-fn install_exec<'js>(
-    ctx: &Ctx<'js>,
-    bindings: &Object<'js>,
-    host: &Arc<ScriptHost>,
-    module: &Arc<Path>,
-) -> rquickjs::Result<()> {
-    let h = Arc::clone(host);
-    bindings.set(
-        "execId",
-        Function::new(ctx.clone(), move || {
-            h.next_exec.fetch_add(1, Ordering::Relaxed)
-        })?,
-    )?;
-    let h = Arc::clone(host);
-    bindings.set(
-        "execCancel",
-        Function::new(ctx.clone(), move |id: u32| h.exec_cancel(id).cancel())?,
-    )?;
-    let h = Arc::clone(host);
-    let file = Arc::clone(module);
-    bindings.set(
-        "exec",
-        Function::new(
-            ctx.clone(),
-            Async(move |id: u32, request: String| {
-                let host = Arc::clone(&h);
-                let file = Arc::clone(&file);
-                async move {
-                    let result = match serde_json::from_str::<ExecCall>(&request) {
-                        Ok(call) => {
-                            let cancel = host.exec_cancel(id);
-                            let environment = ExecEnvironment {
-                                module: &file,
-                                cwd: &host.cwd,
-                                gate: host.exec_gate.as_ref(),
-                                callers: host.in_flight.of(&file),
-                                sandbox: host.exec_sandbox.clone(),
-                                default_timeout: host.exec_timeout,
-                            };
-                            run_exec(environment, call, cancel).await
-                        }
-                        Err(error) => {
-                            json!({ "error": format!("invalid exec arguments: {error}") })
-                        }
-                    };
-                    host.exec_done(id);
-                    result.to_string()
-                }
-            }),
-        )?,
-    )
-}
-
-fn install_fs<'js>(
-    ctx: &Ctx<'js>,
-    bindings: &Object<'js>,
-    host: &Arc<ScriptHost>,
-    module: &Arc<Path>,
-) -> rquickjs::Result<()> {
-    let gate = FsGateway {
-        host: Arc::clone(host),
-        module: Arc::clone(module),
-    };
-    let g = gate.clone();
-    bindings.set(
-        "fsRead",
-        Function::new(
-            ctx.clone(),
-            Async(move |path: String, mode: String| {
-                let gate = g.clone();
-                async move {
-                    let read = gate
-                        .run(path, FileAccess::Read, |fs, path| fs.read(path))
-                        .await;
-                    settle(read.map(|bytes| {
-                        if mode == "bytes" {
-                            json!(bytes)
-                        } else {
-                            json!(String::from_utf8_lossy(&bytes))
-                        }
-                    }))
-                }
-            }),
-        )?,
-    )?;
-    let g = gate.clone();
-    bindings.set(
-        "fsWrite",
-        Function::new(
-            ctx.clone(),
-            Async(move |path: String, text: String| {
-                let gate = g.clone();
-                async move {
-                    let written = gate
-                        .run(path, FileAccess::Write, move |fs, path| {
-                            fs.write(path, text.as_bytes())
-                        })
-                        .await;
-                    settle(written.map(|()| Value::Null))
-                }
-            }),
-        )?,
-    )?;
-    bindings.set(
-        "fsList",
-        Function::new(
-            ctx.clone(),
-            Async(move |path: String| {
-                let gate = gate.clone();
-                async move {
-                    let listed = gate
-                        .run(path, FileAccess::List, |fs, path| fs.list(path))
-                        .await;
-                    settle(listed.map(|entries| json!(entries)))
-                }
-            }),
-        )?,
-    )
-}
-
-/// One module's way to the file system: the gate first, then the file system on the
-/// blocking pool.
-#[derive(Clone)]
-struct FsGateway {
-    host: Arc<ScriptHost>,
-    module: Arc<Path>,
-}
-
-impl FsGateway {
-    async fn run<T: Send + 'static>(
-        &self,
-        path: String,
-        access: FileAccess,
-        work: impl FnOnce(&dyn ScriptFileSystem, &str) -> Result<T, FsError> + Send + 'static,
-    ) -> Result<T, FsError> {
-        let request = FileRequest {
-            module: self.module.to_path_buf(),
-            path,
-            access,
-            callers: self.host.in_flight.of(&self.module),
-        };
-        self.host
-            .file_gate
-            .authorize(&request)
-            .await
-            .map_err(|reason| FsError::new(reason).with_code("EACCES"))?;
-        let fs = Arc::clone(&self.host.file_system);
-        blocking(move || work(fs.as_ref(), &request.path)).await
-    }
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, FsError> + Send + 'static,
-) -> Result<T, FsError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|error| Err(FsError::new(format!("file operation failed: {error}"))))
-}
-
-fn settle(result: Result<Value, FsError>) -> String {
-    match result {
-        Ok(value) => json!({ "ok": value }),
-        Err(error) => json!({ "error": error.message, "code": error.code }),
-    }
-    .to_string()
 }
 
 fn log(module: &Path, level: &str, message: &str) {

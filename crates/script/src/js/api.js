@@ -3,7 +3,11 @@
 // `{"ok": value}` or `{"error": "message"}`, so a tool's failure is a value, never a trap.
 import * as typeboxModule from "@sinclair/typebox";
 
-const { host, describe, abortError } = globalThis.__toolhost;
+const { host, describe, abortError, require } = globalThis.__toolhost;
+const LINES = Symbol.for("toolhost.renderLines");
+// Styled text is needed only by render hooks: loaded on first use, not with every tool.
+let styledText;
+const styled = new Proxy({}, { get: (_, name) => (styledText ??= require("toolhost:text"))[name] });
 const tools = [];
 const pendingById = new Map();
 
@@ -13,7 +17,10 @@ const messageOf = (error) => {
   return describe(error);
 };
 const ok = (value) => JSON.stringify({ ok: value === undefined ? null : value });
-const fail = (error) => JSON.stringify({ error: messageOf(error) });
+// What was caught, with its name and stack, so that the host can say where it was thrown.
+const fail = (error) => JSON.stringify(error instanceof Error
+  ? { error: messageOf(error), name: error.name, stack: typeof error.stack === "string" ? error.stack : undefined }
+  : { error: messageOf(error) });
 const settle = (json) => {
   const result = JSON.parse(json);
   if (result.error !== undefined) throw new Error(result.error);
@@ -53,13 +60,24 @@ function makeApi(info) {
     warn: (...args) => host.log("warn", logArgs(args)),
     error: (...args) => host.log("error", logArgs(args)),
   });
+  // `api.pi`: the exports of pi's packages (pi-tui, pi-ai, pi-coding-agent) and zod, made on
+  // first use so that a tool that never touches them pays nothing.
+  let pi;
+  const makePi = () => Object.freeze({
+    ...require("@mariozechner/pi-tui"),
+    ...require("@mariozechner/pi-ai"),
+    ...require("@mariozechner/pi-coding-agent"),
+    version: info.version,
+    toolNames: Object.freeze([...info.toolNames]),
+    typebox,
+    zod: require("toolhost:zod"),
+  });
   const api = {
     cwd: info.cwd,
     exec,
     ui: makeUi(),
     logger,
     typebox,
-    pi: Object.freeze({ version: info.version, toolNames: Object.freeze([...info.toolNames]), typebox }),
     pushPendingAction(action) {
       if (action === null || typeof action !== "object") throw new TypeError("pushPendingAction expects an action object");
       const { label, description, sourceToolName, details } = action;
@@ -69,6 +87,7 @@ function makeApi(info) {
     },
   };
   Object.defineProperty(api, "hasUI", { get: () => host.hasUI(), enumerable: true });
+  Object.defineProperty(api, "pi", { get: () => (pi ??= makePi()), enumerable: true });
   return Object.freeze(api);
 }
 
@@ -174,49 +193,49 @@ async function callSession(index, eventJson, contextJson) {
 // styles it and strips control characters, so a hook cannot write terminal escapes.
 const STYLE_KEYS = ["fg", "bg"];
 const FLAG_KEYS = ["bold", "italic", "underline", "dim"];
-const renderSpan = (span) => {
-  if (typeof span === "string" || typeof span === "number") return { text: String(span) };
-  if (span && typeof span === "object" && "text" in span) {
-    const out = { text: String(span.text ?? "") };
-    for (const key of STYLE_KEYS) if (typeof span[key] === "string") out[key] = span[key];
-    for (const key of FLAG_KEYS) if (span[key] === true) out[key] = true;
-    return out;
-  }
+const clean = (span) => {
+  const out = { text: String(span.text ?? "") };
+  for (const key of STYLE_KEYS) if (typeof span[key] === "string") out[key] = span[key];
+  for (const key of FLAG_KEYS) if (span[key] === true) out[key] = true;
+  return out;
+};
+// Text may carry styled runs (theme.fg(...) + theme.bold(...)) and ANSI colours: decoded here.
+const renderSpans = (span) => {
+  if (typeof span === "string" || typeof span === "number") return styled.spans(String(span)).map(clean);
+  if (span && typeof span === "object" && "text" in span) return styled.spans(String(span.text ?? ""), clean(span)).map(clean);
   throw new Error("a span must be text or { text, fg?, bg?, bold?, italic?, underline?, dim? }");
 };
 const renderLine = (line) => {
-  if (typeof line === "string") return { spans: [{ text: line }] };
-  if (Array.isArray(line)) return { spans: line.map(renderSpan) };
-  if (line && typeof line === "object" && Array.isArray(line.spans)) return { spans: line.spans.map(renderSpan) };
-  if (line && typeof line === "object" && "text" in line) return { spans: [renderSpan(line)] };
-  throw new Error("a line must be text, an array of spans or { spans }");
+  let spans;
+  if (typeof line === "string") spans = renderSpans(line);
+  else if (Array.isArray(line)) spans = line.flatMap(renderSpans);
+  else if (line && typeof line === "object" && Array.isArray(line.spans)) spans = line.spans.flatMap(renderSpans);
+  else if (line && typeof line === "object" && "text" in line) spans = renderSpans(line);
+  else throw new Error("a line must be text, an array of spans or { spans }");
+  return { spans: spans.length > 0 ? spans : [{ text: "" }] };
 };
+const textBlocks = (text) => styled.splitLines(text).map((line) => ({ type: "line", ...renderLine(line) }));
 const renderBlocks = (value) => {
-  if (typeof value === "string") return value.split("\n").map((text) => ({ type: "line", spans: [{ text }] }));
+  if (typeof value === "string") return textBlocks(value);
+  // pi-tui components become their lines (the UI wraps them); other components render at 80.
+  if (value && typeof value[LINES] === "function") return value[LINES]().flatMap(textBlocks);
   if (value && typeof value.render === "function") return renderBlocks(value.render(80));
-  if (!Array.isArray(value)) throw new Error("a render hook must return text, an array of lines, or sections");
+  if (!Array.isArray(value)) throw new Error("a render hook must return text, an array of lines, sections, or a pi-tui component");
   const blocks = [];
   for (const item of value) {
     if (item && typeof item === "object" && !Array.isArray(item) && "section" in item) {
       const lines = Array.isArray(item.lines) ? item.lines : [];
       blocks.push({ type: "section", title: renderLine(item.section), collapsed: item.collapsed === true, lines: lines.map(renderLine) });
     } else if (typeof item === "string") {
-      for (const text of item.split("\n")) blocks.push({ type: "line", spans: [{ text }] });
+      blocks.push(...textBlocks(item));
     } else {
       blocks.push({ type: "line", ...renderLine(item) });
     }
   }
   return blocks;
 };
-// The theme a hook receives: its colours by role, and helpers that make styled spans.
-const withHelpers = (theme) => Object.freeze({
-  ...theme,
-  fg: (color, text) => ({ text: String(text), fg: String(color) }),
-  bg: (color, text) => ({ text: String(text), bg: String(color) }),
-  bold: (text) => ({ text: String(text), bold: true }),
-  italic: (text) => ({ text: String(text), italic: true }),
-  dim: (text) => ({ text: String(text), dim: true }),
-});
+// The theme a hook receives: its colours by role, and helpers that make styled text.
+const withHelpers = (theme) => styled.theme(theme);
 function callRender(index, hook, argsJson) {
   try {
     const tool = tools[index];

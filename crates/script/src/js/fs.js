@@ -1,44 +1,147 @@
-// The built-in `node:fs/promises`: reads and writes go through the host's file system, which
-// applies the workspace rules (paths outside the workspace are refused).
+// The built-in `node:fs` (and `node:fs/promises` as its `promises`): every call goes to the
+// host — the permission rules first (as Read, ListDir or Write would be judged), then the
+// workspace rules (paths outside the workspace are refused). Sync, callback and promise forms
+// share one path; the sync forms block the tool until the host answers.
 const { host } = globalThis.__toolhost;
+const { Buffer } = require("node:buffer");
 
-const settle = (json) => {
-  const result = JSON.parse(json);
-  if (result.error !== undefined) {
-    const error = new Error(result.error);
-    if (result.code) error.code = result.code;
-    throw error;
-  }
+const pathOf = (path) => {
+  if (path && typeof path === "object" && typeof path.href === "string" && path.protocol === "file:") return decodeURIComponent(path.pathname);
+  if (path instanceof Uint8Array) return Buffer.from(path).toString();
+  if (typeof path !== "string") throw new TypeError(`The "path" argument must be a string, a Buffer or a file URL; got ${typeof path}`);
+  return path;
+};
+const encodingOf = (options) => (typeof options === "string" ? options : options && options.encoding) || null;
+const failure = (answer, op, path) => {
+  const error = new Error(answer.error);
+  if (answer.code) error.code = answer.code;
+  error.syscall = op;
+  error.path = path;
+  return error;
+};
+const open = (answer, request) => {
+  const result = JSON.parse(answer);
+  if (result.error !== undefined) throw failure(result, request.op, request.path);
   return result.ok;
 };
-const encodingOf = (options) => (typeof options === "string" ? options : options && options.encoding);
+const call = async (request) => open(await host.fsCall(JSON.stringify(request)), request);
+const callSync = (request) => open(host.fsCallSync(JSON.stringify(request)), request);
 
-export async function readFile(path, options) {
-  const encoding = encodingOf(options);
-  const bytes = settle(await host.fsRead(String(path), encoding ? "utf8" : "bytes"));
-  return encoding ? bytes : new Uint8Array(bytes);
-}
-export async function writeFile(path, data) {
-  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-  settle(await host.fsWrite(String(path), text));
-}
-export async function appendFile(path, data) {
-  let previous = "";
-  try { previous = await readFile(path, "utf8"); } catch (error) { if (error.code !== "ENOENT") throw error; }
-  const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-  await writeFile(path, previous + text);
-}
-export async function readdir(path, options) {
-  const entries = settle(await host.fsList(String(path)));
-  if (options && options.withFileTypes) {
-    return entries.map((entry) => ({
-      name: entry.name,
-      isFile: () => entry.kind === "file",
-      isDirectory: () => entry.kind === "directory",
-      isSymbolicLink: () => entry.kind === "symlink",
-    }));
+// Each operation once, as a request and what to make of the answer.
+const payload = (data, options) => {
+  if (typeof data === "string") {
+    const encoding = encodingOf(options) || "utf8";
+    return encoding === "utf8" || encoding === "utf-8" ? { data, encoding: "utf8" } : { data: Buffer.from(data, encoding).toString("base64"), encoding: "base64" };
   }
-  return entries.map((entry) => entry.name);
+  if (ArrayBuffer.isView(data)) return { data: Buffer.from(data).toString("base64"), encoding: "base64" };
+  return { data: String(data), encoding: "utf8" };
+};
+const readAnswer = (options) => (value) => {
+  const encoding = encodingOf(options);
+  const bytes = Buffer.from(value, "base64");
+  return encoding ? bytes.toString(encoding) : bytes;
+};
+const readRequest = (path, options) => {
+  const encoding = encodingOf(options);
+  return { op: "read", path: pathOf(path), encoding: encoding === "utf8" || encoding === "utf-8" ? "utf8" : "base64" };
+};
+const dirent = (entry) => ({
+  name: entry.name,
+  isFile: () => entry.kind === "file",
+  isDirectory: () => entry.kind === "directory",
+  isSymbolicLink: () => entry.kind === "symlink",
+  isFIFO: () => false,
+  isSocket: () => false,
+  isBlockDevice: () => false,
+  isCharacterDevice: () => false,
+});
+const stats = (stat) => {
+  const epoch = new Date(0);
+  return {
+    size: stat.size,
+    mode: stat.kind === "directory" ? 0o40755 : 0o100644,
+    mtime: epoch, atime: epoch, ctime: epoch, birthtime: epoch,
+    mtimeMs: 0, atimeMs: 0, ctimeMs: 0, birthtimeMs: 0,
+    ...dirent({ name: "", kind: stat.kind }),
+  };
+};
+
+const operations = {
+  readFile: (path, options) => [readRequest(path, options), (value) => (readRequest(path, options).encoding === "utf8" ? value : readAnswer(options)(value))],
+  writeFile: (path, data, options) => [{ op: "write", path: pathOf(path), ...payload(data, options) }, () => undefined],
+  readdir: (path, options) => [{ op: "list", path: pathOf(path) }, (entries) => (options && options.withFileTypes ? entries.map(dirent) : entries.map((entry) => entry.name))],
+  stat: (path) => [{ op: "stat", path: pathOf(path) }, stats],
+  mkdir: (path, options) => [{ op: "mkdir", path: pathOf(path), recursive: Boolean(options && options.recursive) }, () => undefined],
+  rm: (path, options) => [{ op: "remove", path: pathOf(path), recursive: Boolean(options && options.recursive) }, () => undefined],
+  rename: (from, to) => [{ op: "rename", path: pathOf(from), to: pathOf(to) }, () => undefined],
+};
+operations.lstat = operations.stat;
+operations.unlink = (path) => operations.rm(path);
+operations.rmdir = (path, options) => operations.rm(path, options);
+operations.access = (path) => [{ op: "stat", path: pathOf(path) }, () => undefined];
+
+const promises = {};
+const sync = {};
+for (const [name, make] of Object.entries(operations)) {
+  promises[name] = async (...args) => { const [request, then] = make(...args); return then(await call(request)); };
+  sync[`${name}Sync`] = (...args) => { const [request, then] = make(...args); return then(callSync(request)); };
 }
-const fs = { readFile, writeFile, appendFile, readdir };
-export default fs;
+// `rm` with `force` ignores a missing path; `mkdir` with `recursive` an existing folder.
+const tolerant = (run, codes) => (...args) => run(...args).catch((error) => { if (codes(args).includes(error.code)) return undefined; throw error; });
+const tolerantSync = (run, codes) => (...args) => { try { return run(...args); } catch (error) { if (codes(args).includes(error.code)) return undefined; throw error; } };
+const rmCodes = ([, options]) => (options && options.force ? ["ENOENT"] : []);
+// A host that cannot create folders (ENOSYS) still creates them when a file is written into them.
+const mkdirCodes = ([, options]) => (options && options.recursive ? ["EEXIST", "ENOSYS"] : []);
+promises.rm = tolerant(promises.rm, rmCodes);
+sync.rmSync = tolerantSync(sync.rmSync, rmCodes);
+promises.mkdir = tolerant(promises.mkdir, mkdirCodes);
+sync.mkdirSync = tolerantSync(sync.mkdirSync, mkdirCodes);
+
+promises.appendFile = async (path, data, options) => {
+  let previous = Buffer.alloc(0);
+  try { previous = await promises.readFile(path); } catch (error) { if (error.code !== "ENOENT") throw error; }
+  const added = typeof data === "string" ? Buffer.from(data, encodingOf(options) || "utf8") : Buffer.from(data);
+  await promises.writeFile(path, Buffer.concat([previous, added]));
+};
+sync.appendFileSync = (path, data, options) => {
+  let previous = Buffer.alloc(0);
+  try { previous = sync.readFileSync(path); } catch (error) { if (error.code !== "ENOENT") throw error; }
+  const added = typeof data === "string" ? Buffer.from(data, encodingOf(options) || "utf8") : Buffer.from(data);
+  sync.writeFileSync(path, Buffer.concat([previous, added]));
+};
+promises.copyFile = async (from, to) => promises.writeFile(to, await promises.readFile(from));
+sync.copyFileSync = (from, to) => sync.writeFileSync(to, sync.readFileSync(from));
+promises.realpath = async (path) => require("node:path").resolve(pathOf(path));
+sync.realpathSync = (path) => require("node:path").resolve(pathOf(path));
+sync.existsSync = (path) => {
+  try { sync.statSync(path); return true; } catch { return false; }
+};
+
+const unavailable = (name, instead) => () => {
+  throw new Error(`fs.${name} is not available to custom tools (${instead})`);
+};
+const callbacks = {};
+for (const [name, run] of Object.entries(promises)) {
+  callbacks[name] = (...args) => {
+    const callback = typeof args[args.length - 1] === "function" ? args.pop() : null;
+    if (!callback) throw new TypeError(`fs.${name} needs a callback as its last argument (or use fs.promises.${name})`);
+    run(...args).then((value) => callback(null, value), (error) => callback(error));
+  };
+}
+callbacks.exists = (path, callback) => { promises.stat(path).then(() => callback(true), () => callback(false)); };
+
+const constants = Object.freeze({ F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 });
+promises.constants = constants;
+module.exports = {
+  ...callbacks,
+  ...sync,
+  promises,
+  constants,
+  ...constants,
+  createReadStream: unavailable("createReadStream", "read the whole file with readFile"),
+  createWriteStream: unavailable("createWriteStream", "write the whole file with writeFile"),
+  watch: unavailable("watch", "tools run per call; there is nothing to watch between calls"),
+  watchFile: unavailable("watchFile", "tools run per call"),
+  openSync: unavailable("openSync", "use readFileSync or writeFileSync"),
+  open: unavailable("open", "use readFile or writeFile"),
+};

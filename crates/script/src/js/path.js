@@ -1,8 +1,8 @@
 // The built-in `node:path`: POSIX paths, as Node's `path.posix`.
-export const sep = "/";
-export const delimiter = ":";
+const sep = "/";
+const delimiter = ":";
 
-export function normalize(path) {
+function normalize(path) {
   if (path.length === 0) return ".";
   const absolute = path.startsWith("/");
   const trailing = path.endsWith("/");
@@ -19,21 +19,21 @@ export function normalize(path) {
   if (trailing && out !== "/") out += "/";
   return out;
 }
-export function join(...parts) {
+function join(...parts) {
   const joined = parts.filter((part) => part !== "").join("/");
   return joined === "" ? "." : normalize(joined);
 }
-export function resolve(...parts) {
+function resolve(...parts) {
   let resolved = "";
   for (let i = parts.length - 1; i >= 0 && !resolved.startsWith("/"); i--) {
     if (parts[i]) resolved = parts[i] + (resolved ? "/" + resolved : "");
   }
-  if (!resolved.startsWith("/")) resolved = globalThis.__toolhost.host.cwd() + (resolved ? "/" + resolved : "");
+  if (!resolved.startsWith("/")) resolved = process.cwd() + (resolved ? "/" + resolved : "");
   const out = normalize(resolved);
   return out.length > 1 && out.endsWith("/") ? out.slice(0, -1) : out;
 }
-export function isAbsolute(path) { return path.startsWith("/"); }
-export function dirname(path) {
+function isAbsolute(path) { return path.startsWith("/"); }
+function dirname(path) {
   if (path.length === 0) return ".";
   const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
   const index = trimmed.lastIndexOf("/");
@@ -41,32 +41,32 @@ export function dirname(path) {
   if (index === 0) return "/";
   return trimmed.slice(0, index);
 }
-export function basename(path, suffix) {
+function basename(path, suffix) {
   const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
   let base = trimmed.slice(trimmed.lastIndexOf("/") + 1);
   if (suffix && base.endsWith(suffix) && base !== suffix) base = base.slice(0, -suffix.length);
   return base;
 }
-export function extname(path) {
+function extname(path) {
   const base = basename(path);
   const index = base.lastIndexOf(".");
   return index <= 0 ? "" : base.slice(index);
 }
-export function relative(from, to) {
+function relative(from, to) {
   const a = resolve(from).split("/").filter(Boolean);
   const b = resolve(to).split("/").filter(Boolean);
   let common = 0;
   while (common < a.length && common < b.length && a[common] === b[common]) common++;
   return [...Array(a.length - common).fill(".."), ...b.slice(common)].join("/");
 }
-export function parse(path) {
+function parse(path) {
   const root = path.startsWith("/") ? "/" : "";
   const base = basename(path);
   const ext = extname(path);
   const dir = path.includes("/") ? dirname(path) : "";
   return { root, dir, base, ext, name: ext ? base.slice(0, -ext.length) : base };
 }
-export function format({ dir, root, base, name, ext }) {
+function format({ dir, root, base, name, ext }) {
   const file = base ?? `${name ?? ""}${ext ?? ""}`;
   const folder = dir ?? root ?? "";
   if (!folder) return file;
@@ -74,5 +74,4 @@ export function format({ dir, root, base, name, ext }) {
 }
 const path = { sep, delimiter, normalize, join, resolve, isAbsolute, dirname, basename, extname, relative, parse, format };
 path.posix = path;
-export const posix = path;
-export default path;
+module.exports = path;

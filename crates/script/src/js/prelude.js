@@ -1,5 +1,5 @@
 // The globals every custom tool sees: console, timers, TextEncoder/TextDecoder, AbortController
-// and AbortSignal. Evaluated once per engine, before any tool module, with the Rust bindings in
+// and AbortSignal, `global`, and (made on first use) `process` and `Buffer`; and `require()`. Evaluated once per engine, before any tool module, with the Rust bindings in
 // `globalThis.__toolhost_host`; they are moved into a frozen `__toolhost` and the raw object is
 // deleted.
 (() => {
@@ -152,5 +152,58 @@
   globalThis.AbortSignal = AbortSignal;
   globalThis.AbortController = AbortController;
 
-  globalThis.__toolhost = Object.freeze({ host, describe, abortError });
+  // require(): built-ins, and the CommonJS files and JSON of the tool's folder and its
+  // node_modules. `host.resolveRequire` finds the module (or throws why not); the module's code
+  // comes back compiled into the CommonJS wrapper function.
+  const modules = new Map();
+  const folderOf = (file) => file.slice(0, file.lastIndexOf("/")) || "/";
+  const requireFrom = (from) => {
+    const local = (specifier) => load(specifier, from);
+    local.resolve = (specifier) => JSON.parse(host.resolveRequire(String(specifier), from)).id;
+    local.cache = Object.create(null);
+    return local;
+  };
+  const load = (specifier, from) => {
+    const { id, kind } = JSON.parse(host.resolveRequire(String(specifier), from));
+    const cached = modules.get(id);
+    if (cached) return cached.exports;
+    const file = kind === "file" ? id : "";
+    const module = { id, filename: id, exports: {}, loaded: false, children: [], paths: [] };
+    module.require = requireFrom(file);
+    modules.set(id, module);
+    try {
+      host.compileCommonJs(id).call(module.exports, module.exports, module.require, module, id, file ? folderOf(file) : "/");
+    } catch (error) {
+      modules.delete(id);
+      throw error;
+    }
+    module.loaded = true;
+    return module.exports;
+  };
+  const require = requireFrom("");
+
+  // Globals Node code expects, made when first touched so that a tool that never uses them
+  // pays nothing.
+  const lazyGlobal = (name, make) => {
+    const settle = (value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    Object.defineProperty(globalThis, name, {
+      configurable: true,
+      get() { const value = make(); settle(value); return value; },
+      set(value) { settle(value); },
+    });
+  };
+  globalThis.global = globalThis;
+  lazyGlobal("process", () => require("node:process"));
+  lazyGlobal("Buffer", () => require("node:buffer").Buffer);
+  lazyGlobal("setImmediate", () => require("node:timers").setImmediate);
+  lazyGlobal("clearImmediate", () => require("node:timers").clearImmediate);
+  if (typeof globalThis.URL === "undefined") {
+    lazyGlobal("URL", () => require("node:url").URL);
+    lazyGlobal("URLSearchParams", () => require("node:url").URLSearchParams);
+  }
+  lazyGlobal("structuredClone", () => (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value))));
+  lazyGlobal("atob", () => (text) => require("node:buffer").Buffer.from(String(text), "base64").toString("latin1"));
+  lazyGlobal("btoa", () => (text) => require("node:buffer").Buffer.from(String(text), "latin1").toString("base64"));
+
+  globalThis.__toolhost = Object.freeze({ host, describe, abortError, require, requireFrom });
 })();

@@ -1,8 +1,8 @@
 // The built-in `@sinclair/typebox`: a `Type` builder whose schemas serialise to the same JSON
 // Schema as TypeBox 0.34 (its Kind and Optional markers are symbols, so JSON never shows them).
-export const Kind = Symbol.for("TypeBox.Kind");
-export const OptionalKind = Symbol.for("TypeBox.Optional");
-export const Hint = Symbol.for("TypeBox.Hint");
+const Kind = Symbol.for("TypeBox.Kind");
+const OptionalKind = Symbol.for("TypeBox.Optional");
+const Hint = Symbol.for("TypeBox.Hint");
 
 // TypeBox's CreateType: options first, then the schema's own keys.
 const create = (schema, options) => (options === undefined ? schema : { ...options, ...schema });
@@ -53,7 +53,7 @@ function Enum(item, options) {
   return Union(values.map((value) => Literal(value)), { ...options, [Hint]: "Enum" });
 }
 
-export const Type = Object.freeze({
+const Type = Object.freeze({
   Any: (options) => create({ [Kind]: "Any" }, options),
   Array: (items, options) => create({ [Kind]: "Array", type: "array", items: clone(items) }, options),
   Boolean: (options) => create({ [Kind]: "Boolean", type: "boolean" }, options),
@@ -74,7 +74,7 @@ export const Type = Object.freeze({
 });
 
 // pi's `StringEnum`: a plain `{ type: "string", enum }`, which every provider accepts.
-export function StringEnum(values, options) {
+function StringEnum(values, options) {
   return Type.Unsafe({
     type: "string",
     enum: [...values],
@@ -83,4 +83,4 @@ export function StringEnum(values, options) {
   });
 }
 
-export default Type;
+module.exports = { Type, Kind, OptionalKind, Hint, StringEnum, default: Type, __esModule: true };
