@@ -118,7 +118,8 @@ fn bad_front_matter_skips_the_skill_with_a_warning_naming_file_and_line() {
     );
     write_file(
         dirs.workspace.join(".claude/skills/nodesc/SKILL.md"),
-        "---\nname: nodesc\n---\nbody\n",
+        // No description, and no paragraph to take one from.
+        "---\nname: nodesc\n---\n# Only a heading\n",
     );
     write_file(
         dirs.workspace.join(".claude/skills/good/SKILL.md"),

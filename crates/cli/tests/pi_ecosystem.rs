@@ -200,6 +200,45 @@ fn node_fs_in_all_three_forms_goes_through_the_workspace() {
 }
 
 #[test]
+fn node_fs_makes_folders_moves_and_removes_in_the_workspace_under_the_write_rules() {
+    let setup = setup();
+    let out = stdout_of(
+        &setup,
+        &[
+            "call",
+            "node_fs",
+            r#"{"form":"move","path":"kept"}"#,
+            "--yes",
+        ],
+    );
+    assert_eq!(out, "false plan\n");
+    assert!(!setup.workspace.join("drafts").exists());
+    assert_eq!(
+        std::fs::read_to_string(setup.workspace.join("kept/plan.md")).unwrap(),
+        "plan"
+    );
+    assert!(!setup.workspace.join("kept/scratch.md").exists());
+    // A folder the rules keep from edits is neither made nor written into.
+    toolhost(&setup)
+        .args([
+            "--mode",
+            "bypassPermissions",
+            "--deny",
+            "Edit(locked/**)",
+            "call",
+            "node_fs",
+            r#"{"form":"move","path":"locked"}"#,
+            "--yes",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "denied by the permission rule 'Edit(locked/**)'",
+        ));
+    assert!(!setup.workspace.join("locked").exists());
+}
+
+#[test]
 fn node_fs_in_every_form_is_denied_by_the_rules_of_read_and_write() {
     let setup = setup();
     for form in ["sync", "callback", "promises"] {

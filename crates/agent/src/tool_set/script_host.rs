@@ -1,5 +1,5 @@
 //! What custom tools (`toolhost-script`) get from this program: the workspace as their file
-//! system, and `node:fs/promises` and `exec` authorised by the same permission policy as the
+//! system (read, write, list, create folders, remove, rename), and `node:fs` and `exec` authorised by the same permission policy as the
 //! Read, Write and Bash tools.
 
 use std::io::Read as _;
@@ -27,6 +27,8 @@ fn refused(error: WorkspaceError) -> FsError {
             std::io::ErrorKind::IsADirectory => "EISDIR",
             std::io::ErrorKind::NotADirectory => "ENOTDIR",
             std::io::ErrorKind::PermissionDenied => "EACCES",
+            std::io::ErrorKind::AlreadyExists => "EEXIST",
+            std::io::ErrorKind::DirectoryNotEmpty => "ENOTEMPTY",
             _ => "EIO",
         },
         _ => "EACCES",
@@ -71,6 +73,39 @@ impl ScriptFileSystem for WorkspaceFileSystem {
             .collect();
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(listed)
+    }
+
+    fn create_dir(&self, path: &str, recursive: bool) -> Result<(), FsError> {
+        let resolved = self.0.resolve(path, Access::Write).map_err(refused)?;
+        let made = if recursive {
+            std::fs::create_dir_all(resolved.as_path())
+        } else {
+            std::fs::create_dir(resolved.as_path())
+        };
+        made.map_err(|error| refused(WorkspaceError::io("create the folder", &resolved, error)))
+    }
+
+    fn remove(&self, path: &str, recursive: bool) -> Result<(), FsError> {
+        let resolved = self.0.resolve(path, Access::Write).map_err(refused)?;
+        if resolved.as_path() == self.0.root() {
+            return Err(FsError::new("the workspace itself is never removed").with_code("EPERM"));
+        }
+        let io = |error| refused(WorkspaceError::io("remove", &resolved, error));
+        // A symlink is removed itself, never what it points to.
+        let metadata = std::fs::symlink_metadata(resolved.as_path()).map_err(io)?;
+        let removed = match (metadata.is_dir(), recursive) {
+            (true, true) => std::fs::remove_dir_all(resolved.as_path()),
+            (true, false) => std::fs::remove_dir(resolved.as_path()),
+            (false, _) => std::fs::remove_file(resolved.as_path()),
+        };
+        removed.map_err(io)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let source = self.0.resolve(from, Access::Write).map_err(refused)?;
+        let target = self.0.resolve(to, Access::Write).map_err(refused)?;
+        std::fs::rename(source.as_path(), target.as_path())
+            .map_err(|error| refused(WorkspaceError::io("rename", &source, error)))
     }
 }
 
