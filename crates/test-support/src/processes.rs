@@ -2,6 +2,7 @@
 //! they still there?
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Whether process `pid` is still running; a zombie waiting for its parent counts as gone
 /// (Linux: reads `/proc/PID/stat`).
@@ -15,13 +16,26 @@ pub fn is_running(pid: u32) -> bool {
     }
 }
 
+/// How long [`read_pid`] waits for a script to finish writing its pid.
+const PID_WRITE_WAIT: Duration = Duration::from_secs(10);
+
 /// The process id a script wrote to `path` (`echo $! > FILE`), surrounding whitespace aside.
+/// The shell creates the file before it writes the number, so an empty or partial file is
+/// read again until the number is whole (at most [`PID_WRITE_WAIT`]).
 pub fn read_pid(path: &Path) -> u32 {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
-    text.trim()
-        .parse()
-        .unwrap_or_else(|error| panic!("{} holds {text:?}, not a pid: {error}", path.display()))
+    let deadline = Instant::now() + PID_WRITE_WAIT;
+    loop {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+        match text.trim().parse() {
+            Ok(pid) if text.ends_with('\n') => return pid,
+            Ok(_) | Err(_) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(pid) => return pid,
+            Err(error) => panic!("{} holds {text:?}, not a pid: {error}", path.display()),
+        }
+    }
 }
 
 #[cfg(test)]
