@@ -37,6 +37,7 @@ mod limits;
 mod module_loader;
 mod reload;
 mod render_tree;
+mod source_maps;
 mod tool;
 mod transpile;
 

@@ -9,9 +9,9 @@ use ratatui::text::{Line, Span};
 use toolhost_agent::subagents::RunStatus;
 
 use super::children::ChildRun;
-use super::draw::first_row;
 use super::renderers::{self, SPINNER, THEME, ViewOptions};
 use super::text;
+use super::text::first_row;
 
 /// `⠋ run-1 helper · running · turn 2 · 14s · ctrl+t to watch`, and while it runs a second
 /// row with its latest tool call (`  ⎿ Bash $ make test`), each cut to `width`.

@@ -17,7 +17,7 @@ use super::markdown;
 use super::renderers::{
     self, BoxView, COLLAPSED_LINES, EXPANDED_LINES, SPINNER, THEME, ViewOptions,
 };
-use super::text::{self, plain_lines, wrap};
+use super::text::{self, first_row, plain_lines, wrap};
 use super::transcript::{Entry, NoticeKind, PendingEntry, PendingState, ToolBox};
 
 /// Rows of the input box at most (more scrolls inside it).
@@ -285,16 +285,6 @@ pub fn framed(title: Line<'static>, body: &[Line<'static>], width: usize) -> Vec
         border,
     )));
     rows
-}
-
-/// The first row of `line` at `width`, with `…` when it goes on.
-pub fn first_row(line: &Line<'static>, width: usize) -> Line<'static> {
-    let mut rows = wrap(line, width.saturating_sub(1).max(1));
-    let mut first = rows.remove(0);
-    if !rows.is_empty() {
-        first.spans.push(Span::raw("…"));
-    }
-    first
 }
 
 fn pending_box(pending: &PendingEntry, width: usize) -> Vec<Line<'static>> {

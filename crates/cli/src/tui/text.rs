@@ -123,6 +123,16 @@ pub fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// The first row of `line` at `width`, with `…` when it goes on.
+pub fn first_row(line: &Line<'static>, width: usize) -> Line<'static> {
+    let mut rows = wrap(line, width.saturating_sub(1).max(1));
+    let mut first = rows.remove(0);
+    if !rows.is_empty() {
+        first.spans.push(Span::raw("…"));
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,40 +3,12 @@
 //! through the TypeScript strip), the module's own path left out because the caller names it,
 //! and for a call of something that is not a function, the expression that was called.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use rquickjs::{Ctx, Error, Value};
 
-/// A transpiled module's line map and generated code.
-type LineMap = (Vec<u32>, Arc<str>);
-
-/// Per engine: for each transpiled module, its line map and generated code.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SourceMaps(Arc<Mutex<HashMap<String, LineMap>>>);
-
-impl SourceMaps {
-    /// Records the line map and generated code of the TypeScript module `file`.
-    pub(crate) fn record(&self, file: &str, line_map: Vec<u32>, code: &str) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(file.to_owned(), (line_map, Arc::from(code)));
-    }
-
-    fn lookup(&self, file: &str, line: u32) -> (u32, Option<Arc<str>>) {
-        let maps = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        match maps.get(file) {
-            Some((map, code)) => {
-                let index = usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX);
-                let original = map.get(index).copied().filter(|line| *line > 0);
-                (original.unwrap_or(line), Some(Arc::clone(code)))
-            }
-            None => (line, None),
-        }
-    }
-}
+use crate::source_maps::SourceMaps;
 
 /// Describes errors of one engine's module.
 #[derive(Clone, Debug)]

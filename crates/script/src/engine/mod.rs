@@ -33,9 +33,9 @@ use serde_json::Value;
 
 use crate::host_api::{self, ScriptHost};
 use crate::module_loader::{API_MODULE, ToolLoader, ToolResolver, install_commonjs};
+use crate::source_maps::SourceMaps;
 use clock::CallClock;
 use errors::Describer;
-pub(crate) use errors::SourceMaps;
 
 pub(crate) use call::CallEnd;
 

@@ -16,7 +16,7 @@ use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Error, Exception, Function, Module, Object, Result};
 
-use crate::engine::SourceMaps;
+use crate::source_maps::SourceMaps;
 use crate::transpile::{is_typescript, transpile_typescript};
 pub(crate) use commonjs::install as install_commonjs;
 use resolve::{Request, Resolved, resolve};
