@@ -20,7 +20,8 @@ use crate::provider::{
 };
 use crate::retry::{delay_before, retryable_status, server_delay};
 use crate::sse::SseDecoder;
-use crate::wire::{self, Progress, StreamFailure};
+use crate::stream_format::{Progress, StreamFailure};
+use crate::wire;
 
 /// How much of an error response's body is read for its message.
 const MAX_ERROR_BODY: usize = 64 * 1024;

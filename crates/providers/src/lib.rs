@@ -45,6 +45,7 @@ mod openai_responses;
 mod provider;
 mod retry;
 mod sse;
+mod stream_format;
 mod wire;
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::Api;
 use crate::provider::{EventSink, StreamEvent};
 use crate::sse::SseDecoder;
-use crate::wire::{self, Progress, StreamFailure};
+use crate::stream_format::{Progress, StreamFailure};
+use crate::wire;
 
 /// How one play of a stream ended.
 #[derive(Debug, PartialEq)]

@@ -33,7 +33,7 @@ use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::{DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS, ProviderConfig};
 use crate::provider::ModelRequest;
 use crate::sse::SseEvent;
-use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
+use crate::stream_format::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
 
 /// The `anthropic-version` header sent with every request.
 pub const API_VERSION: &str = "2023-06-01";
@@ -220,7 +220,7 @@ fn assistant_block(part: &AssistantPart) -> Option<Value> {
             "type": "tool_use",
             "id": call.id,
             "name": call.name,
-            "input": crate::wire::sendable_arguments(&call.arguments),
+            "input": crate::stream_format::sendable_arguments(&call.arguments),
         })),
     }
 }

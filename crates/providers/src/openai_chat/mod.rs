@@ -18,7 +18,9 @@ use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::ProviderConfig;
 use crate::provider::ModelRequest;
 use crate::sse::SseEvent;
-use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json, text_only};
+use crate::stream_format::{
+    Progress, StreamDecoder, StreamFailure, error_object, parse_json, text_only,
+};
 
 /// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
@@ -39,7 +41,7 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
                             "type": "function",
                             "function": {
                                 "name": call.name,
-                                "arguments": crate::wire::sendable_arguments(&call.arguments).to_string(),
+                                "arguments": crate::stream_format::sendable_arguments(&call.arguments).to_string(),
                             },
                         })
                     })

@@ -36,7 +36,7 @@ use crate::accumulate::{Emitter, ResponseBuilder};
 use crate::config::ProviderConfig;
 use crate::provider::ModelRequest;
 use crate::sse::SseEvent;
-use crate::wire::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
+use crate::stream_format::{Progress, StreamDecoder, StreamFailure, error_object, parse_json};
 
 /// The request body, but for the tools ([`tools_body`]).
 pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> Value {
@@ -68,7 +68,7 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
                             )
                         }) =>
                     {
-                        Value::String(crate::wire::text_only(blocks))
+                        Value::String(crate::stream_format::text_only(blocks))
                     }
                     blocks => blocks.iter().map(input_part).collect(),
                 };
@@ -212,13 +212,13 @@ fn assistant_item(part: &AssistantPart, native: bool) -> Option<Value> {
             "call_id": call.id,
             "execution": "client",
             "status": "completed",
-            "arguments": crate::wire::sendable_arguments(&call.arguments),
+            "arguments": crate::stream_format::sendable_arguments(&call.arguments),
         })),
         AssistantPart::ToolCall(call) => Some(json!({
             "type": "function_call",
             "call_id": call.id,
             "name": call.name,
-            "arguments": crate::wire::sendable_arguments(&call.arguments).to_string(),
+            "arguments": crate::stream_format::sendable_arguments(&call.arguments).to_string(),
         })),
     }
 }
