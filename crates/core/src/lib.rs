@@ -78,6 +78,7 @@ mod family;
 mod origin;
 pub mod permission;
 mod pipeline;
+mod registered_tool;
 mod registry;
 mod session;
 mod subject;

@@ -17,31 +17,12 @@ use crate::pipeline::result_handler::ResultHandler;
 use crate::pipeline::truncate::DEFAULT_MAX_CHARS;
 use crate::pipeline::validate::ArgumentValidator;
 use crate::pipeline::{Pipeline, unknown_tool_message};
+use crate::registered_tool::RegisteredTool;
 use crate::session::{SessionEvent, SessionListenerFailure};
 use crate::tool::{Tool, ToolSpec};
 
 /// The longest tool name function-calling APIs accept.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
-
-/// A tool with what is computed once for it: its spec and its compiled validator.
-///
-/// A spec from elsewhere (an MCP server, a JavaScript module) is read and its schema compiled
-/// at registration, so that a broken one is refused there. The spec of a tool whose schema is
-/// derived from a Rust type ([`Tool::schema_is_trusted`]) is derived on first use instead
-/// (a listing, a call, a filter that reads it), once: schema generation was a fifth of
-/// `serve`'s start-up, for tools a session may never list or call.
-pub(crate) struct RegisteredTool {
-    spec: OnceLock<ToolSpec>,
-    pub(crate) validator: ArgumentValidator,
-    pub(crate) tool: Arc<dyn Tool>,
-}
-
-impl RegisteredTool {
-    /// The tool's spec, read from the tool the first time it is needed.
-    pub(crate) fn spec(&self) -> &ToolSpec {
-        self.spec.get_or_init(|| self.tool.spec())
-    }
-}
 
 /// The registry: tools by name, in registration order, and the pipeline every call goes
 /// through. `Send + Sync`: share it in an `Arc` and run many calls at once.

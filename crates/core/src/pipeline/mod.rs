@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::content::{ContentBlock, ToolCallResult, ToolOutput};
 use crate::context::{CallOptions, SessionInfo, ToolContext};
-use crate::registry::RegisteredTool;
+use crate::registered_tool::RegisteredTool;
 use crate::subject::PermissionSubject;
 use authorize::{Amendment, Authorization, Authorizer, CallRequest};
 use result_handler::ResultHandler;
