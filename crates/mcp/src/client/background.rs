@@ -3,16 +3,39 @@
 //! start-up and is tried again with backoff. Either joins the clients, and its tools the
 //! registry, once it has started.
 
-use std::sync::{Arc, PoisonError, Weak};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use toolhost_core::ToolRegistry;
+use toolhost_core::{ToolRegistry, ToolSpec};
 
-use super::clients::{FIRST_START_RETRY, McpClients, ToolFilter};
 use super::connection::{MAX_RESTART_BACKOFF, ServerConnection};
 use super::report::McpServerFailure;
+
+/// The first wait before starting again a server that failed at start-up; it doubles after
+/// each failure, up to [`MAX_RESTART_BACKOFF`](super::MAX_RESTART_BACKOFF).
+pub const FIRST_START_RETRY: Duration = Duration::from_secs(1);
+
+/// Which of a server's tools join the registry.
+pub(super) type ToolFilter = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
+
+/// What a server that started late joins: the clients (`McpClients`), which take it unless
+/// they are stopping. A trait of this module's, so that the clients and their late starts do
+/// not import each other.
+pub(super) trait Adopter: Send + Sync {
+    /// Takes `server` in, and those of its `listed` tools that `keep` accepts into `registry`;
+    /// `false` when `stopping` was cancelled first (the caller then shuts the server down).
+    fn adopt(
+        self: Arc<Self>,
+        server: &Arc<ServerConnection>,
+        listed: &[Value],
+        registry: &Arc<ToolRegistry>,
+        keep: &ToolFilter,
+        stopping: &CancellationToken,
+    ) -> bool;
+}
 
 /// What a start gives: the server's tools (the JSON of each), or why it failed.
 pub(super) type StartResult = Result<Vec<Value>, String>;
@@ -47,7 +70,7 @@ impl PendingStart {
 /// nothing more), the registry its tools join (those that `keep` accepts), and the token that
 /// [`McpClients::shutdown`] cancels.
 pub(super) struct Destination {
-    pub(super) clients: Weak<McpClients>,
+    pub(super) clients: Weak<dyn Adopter>,
     pub(super) registry: Arc<ToolRegistry>,
     pub(super) keep: ToolFilter,
     pub(super) stopping: CancellationToken,
@@ -136,25 +159,17 @@ pub(super) async fn start_until_adopted(
         server.shutdown().await;
         return;
     };
-    // Under the lock that `shutdown` takes after cancelling: either it sees this server, or
-    // this sees that it is stopping.
-    let adopted = {
-        let mut servers = clients
-            .servers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let stopped = stopping.is_cancelled();
-        if !stopped {
-            servers.push(Arc::clone(&server));
-        }
-        !stopped
-    };
+    let adopted = clients.adopt(
+        &server,
+        &listed,
+        &destination.registry,
+        &destination.keep,
+        stopping,
+    );
     if !adopted {
         server.shutdown().await;
         return;
     }
-    clients.replace_tools(&server, &listed, &destination.registry, &destination.keep);
-    clients.follow(server, destination.registry, destination.keep);
     if tries == 1 {
         tracing::info!(server = %name, tools = listed.len(), "the MCP server's tools are added");
     } else {

@@ -3,15 +3,16 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde_json::Value;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use toolhost_core::{RegistryError, Tool, ToolRegistry, ToolSpec};
 
-use super::background::{Destination, FirstTry, PendingStart, start_until_adopted};
+use super::background::{
+    Adopter, Destination, FirstTry, PendingStart, ToolFilter, start_until_adopted,
+};
 use super::config::{McpServerConfig, McpTransport};
 use super::connection::ServerConnection;
 use super::convert;
@@ -19,12 +20,6 @@ use super::naming::ToolNamer;
 pub use super::report::{McpServerFailure, McpStartReport};
 use super::tool::McpTool;
 use crate::provider::McpProvider;
-
-/// The first wait before starting again a server that failed at start-up; it doubles after
-/// each failure, up to [`MAX_RESTART_BACKOFF`](super::MAX_RESTART_BACKOFF).
-pub const FIRST_START_RETRY: Duration = Duration::from_secs(1);
-
-pub(super) type ToolFilter = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
 
 /// What [`McpClients::start_with`] waits for before it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,7 +250,7 @@ impl McpClients {
     /// `tools/list_changed` (or after a restart) a server's tools are listed again, and its
     /// tools in `registry` replaced by those that `keep` accepts. A server that failed at
     /// start-up (and is not `required`) is started again in the background, after
-    /// [`FIRST_START_RETRY`], then twice as long after each failure up to
+    /// [`FIRST_START_RETRY`](super::FIRST_START_RETRY), then twice as long after each failure up to
     /// [`MAX_RESTART_BACKOFF`](super::MAX_RESTART_BACKOFF); once it starts, its tools join
     /// `registry`, as do those of a server left to start in the background
     /// ([`McpStartup::Background`]) once it is ready. Runs until the clients are shut down or
@@ -288,8 +283,9 @@ impl McpClients {
             );
         let mut retries = self.retries.lock().unwrap_or_else(PoisonError::into_inner);
         for (server, first) in later {
+            let clients: Weak<McpClients> = Arc::downgrade(self);
             let destination = Destination {
-                clients: Arc::downgrade(self),
+                clients,
                 registry: Arc::clone(&registry),
                 keep: Arc::clone(&keep),
                 stopping: self.stopping.clone(),
@@ -414,6 +410,30 @@ fn register(registry: &ToolRegistry, tool: &Arc<McpTool>) -> Result<(), Registry
             registry.register(tool.with_spec(spec))
         }
         other => other,
+    }
+}
+
+/// A late start joins the clients under the lock that [`McpClients::shutdown`] takes after
+/// cancelling: either the shutdown sees this server, or this sees that it is stopping.
+impl Adopter for McpClients {
+    fn adopt(
+        self: Arc<Self>,
+        server: &Arc<ServerConnection>,
+        listed: &[Value],
+        registry: &Arc<ToolRegistry>,
+        keep: &ToolFilter,
+        stopping: &CancellationToken,
+    ) -> bool {
+        {
+            let mut servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+            if stopping.is_cancelled() {
+                return false;
+            }
+            servers.push(Arc::clone(server));
+        }
+        self.replace_tools(server, listed, registry, keep);
+        self.follow(Arc::clone(server), Arc::clone(registry), Arc::clone(keep));
+        true
     }
 }
 

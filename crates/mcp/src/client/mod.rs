@@ -32,7 +32,8 @@ mod session;
 mod sse;
 mod tool;
 
-pub use clients::{FIRST_START_RETRY, McpClients, McpServerFailure, McpStartReport, McpStartup};
+pub use background::FIRST_START_RETRY;
+pub use clients::{McpClients, McpServerFailure, McpStartReport, McpStartup};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,
 };
