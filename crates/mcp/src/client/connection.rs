@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::service::{Peer, RunningService};
+use rmcp::service::Peer;
 use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -26,8 +26,6 @@ const IN_PROCESS_PIPE_BYTES: usize = 64 * 1024;
 
 /// The longest wait before restarting a server that keeps stopping.
 pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(60);
-
-pub(super) type Service = RunningService<RoleClient, ClientEvents>;
 
 pub(super) struct State {
     session: Option<Session>,

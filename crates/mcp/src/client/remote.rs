@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use rmcp::ServiceExt as _;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -12,10 +11,10 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio::time::Instant;
 
 use super::config::{McpServerConfig, McpTransport};
-use super::connection::Service;
 use super::events::{ClientEvents, LastWords};
 use super::http_session::StaleSessionAware;
-use super::sse::{SseClientTransport, chain};
+use super::session::Service;
+use super::sse::{SseClientTransport, chain, http_url};
 
 /// What is wrong with a remote entry in a way that waiting cannot fix (a URL that is not
 /// `http(s)://`, a header that is not valid, a `bearer_token_env` variable that is not set);
@@ -37,18 +36,6 @@ pub(super) fn config_problem(transport: &McpTransport) -> Option<String> {
             .err(),
         McpTransport::Stdio { .. } | McpTransport::InProcess => None,
     }
-}
-
-/// `url` parsed, when it is `http://` or `https://`.
-pub(super) fn http_url(url: &str, kind: &str) -> Result<Url, String> {
-    let parsed = Url::parse(url).map_err(|error| format!("'{url}' is not a URL: {error}"))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!(
-            "'{url}' is not an http:// or https:// URL, which the {} transport needs",
-            kind.to_uppercase()
-        ));
-    }
-    Ok(parsed)
 }
 
 /// The headers every request to a remote server carries: `headers` as configured, and

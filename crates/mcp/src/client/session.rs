@@ -8,13 +8,16 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt as _;
+use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt as _};
 use tokio::io::AsyncBufReadExt as _;
 use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
-use super::connection::Service;
 use super::events::{ClientEvents, LastWords};
+
+/// A running MCP client session.
+pub(super) type Service = RunningService<RoleClient, ClientEvents>;
 
 /// How long a failed start waits for the server's last words on stderr.
 const STDERR_SETTLE_TIME: Duration = Duration::from_millis(500);

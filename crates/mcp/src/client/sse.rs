@@ -21,7 +21,6 @@ use sse_stream::Sse;
 use tokio::time::Instant;
 
 use super::events::LastWords;
-use super::remote::http_url;
 
 /// The largest event (all its lines) accepted on a server's SSE stream, in bytes. MCP results
 /// can be large (a file, an image in base64), but an event without end would otherwise grow
@@ -421,6 +420,18 @@ pub(super) fn chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     parts.join(": ")
+}
+
+/// `url` parsed, when it is `http://` or `https://`.
+pub(super) fn http_url(url: &str, kind: &str) -> Result<Url, String> {
+    let parsed = Url::parse(url).map_err(|error| format!("'{url}' is not a URL: {error}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!(
+            "'{url}' is not an http:// or https:// URL, which the {} transport needs",
+            kind.to_uppercase()
+        ));
+    }
+    Ok(parsed)
 }
 
 #[cfg(test)]
