@@ -60,6 +60,16 @@ fn succeeds(workspace: &Path, home: &Path, args: &[&str]) -> (String, String) {
     (stdout, stderr)
 }
 
+/// The `mode = …` line of `toolhost config show`, with the file it came from.
+fn mode_line(workspace: &Path, home: &Path) -> String {
+    let (shown, _) = succeeds(workspace, home, &["config", "show"]);
+    shown
+        .lines()
+        .find(|line| line.starts_with("mode = "))
+        .unwrap()
+        .to_owned()
+}
+
 #[test]
 fn a_broken_agent_file_and_a_broken_mcp_entry_leave_every_command_working() {
     let dir = tempfile::tempdir().unwrap();
@@ -202,11 +212,7 @@ fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins
     }
 
     // The project's mode wins over the user's; config show names the file of each value.
-    let (shown, _) = succeeds(&workspace, &home, &["config", "show"]);
-    let mode = shown
-        .lines()
-        .find(|line| line.starts_with("mode = "))
-        .unwrap();
+    let mode = mode_line(&workspace, &home);
     assert!(
         mode.starts_with("mode = \"acceptEdits\"") && mode.contains(".claude/settings.json:5"),
         "{mode}"
@@ -217,11 +223,7 @@ fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins
         &workspace.join(".toolhost/config.toml"),
         "[permissions]\nmode = \"default\"\n",
     );
-    let (shown, _) = succeeds(&workspace, &home, &["config", "show"]);
-    let mode = shown
-        .lines()
-        .find(|line| line.starts_with("mode = "))
-        .unwrap();
+    let mode = mode_line(&workspace, &home);
     assert!(
         mode.starts_with("mode = \"default\"") && mode.contains(".toolhost/config.toml"),
         "{mode}"

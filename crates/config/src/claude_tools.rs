@@ -11,6 +11,11 @@ pub enum ClaudeTool {
     NotOffered(&'static str),
 }
 
+/// Why the todo-list tools are not offered.
+const NO_TODO_TOOL: &str = "toolhost has no todo list tool yet";
+/// Why the background-shell tools are not offered.
+const FOREGROUND_BASH: &str = "toolhost's Bash runs in the foreground only";
+
 /// Claude Code's names that differ from toolhost's, with what they become.
 const CLAUDE_TOOLS: &[(&str, ClaudeTool)] = &[
     ("Task", ClaudeTool::Renamed("spawn_agent")),
@@ -25,26 +30,11 @@ const CLAUDE_TOOLS: &[(&str, ClaudeTool)] = &[
         "NotebookEdit",
         ClaudeTool::NotOffered("toolhost has no notebook cell editor (Edit changes the file)"),
     ),
-    (
-        "TodoWrite",
-        ClaudeTool::NotOffered("toolhost has no todo list tool yet"),
-    ),
-    (
-        "TodoRead",
-        ClaudeTool::NotOffered("toolhost has no todo list tool yet"),
-    ),
-    (
-        "BashOutput",
-        ClaudeTool::NotOffered("toolhost's Bash runs in the foreground only"),
-    ),
-    (
-        "KillBash",
-        ClaudeTool::NotOffered("toolhost's Bash runs in the foreground only"),
-    ),
-    (
-        "KillShell",
-        ClaudeTool::NotOffered("toolhost's Bash runs in the foreground only"),
-    ),
+    ("TodoWrite", ClaudeTool::NotOffered(NO_TODO_TOOL)),
+    ("TodoRead", ClaudeTool::NotOffered(NO_TODO_TOOL)),
+    ("BashOutput", ClaudeTool::NotOffered(FOREGROUND_BASH)),
+    ("KillBash", ClaudeTool::NotOffered(FOREGROUND_BASH)),
+    ("KillShell", ClaudeTool::NotOffered(FOREGROUND_BASH)),
     (
         "ExitPlanMode",
         ClaudeTool::NotOffered("plan mode ends when the user changes the mode"),
