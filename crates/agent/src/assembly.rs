@@ -10,7 +10,6 @@ use toolhost_providers::{ModelProvider, ProviderError};
 use toolhost_config::providers::DEFAULT_MAX_ITERATIONS;
 
 use crate::agent_loop::AgentLoop;
-use crate::hooks::PreCompactHooks;
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::system_prompt::SystemPromptInputs;
@@ -19,6 +18,7 @@ use toolhost_config::model_choice::{
     ChosenProvider, ModelChoiceError, ModelFlags, choose_provider,
 };
 use toolhost_config::{AgentConfig, Config};
+use toolhost_hooks::PreCompactHooks;
 
 /// An agent ready to run.
 pub struct AssembledAgent {

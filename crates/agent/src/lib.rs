@@ -1,10 +1,10 @@
 //! What runs: the tool-set builder that assembles one registry for every face ([`tool_set`]),
 //! the agent loop and compaction ([`agent_loop`]), sub-agents and the session tools
-//! ([`subagents`]), the session record, `chat`, the permission system's files and processes
-//! (command hooks, the JSON-lines audit trail), the skill tools and the skill hub
-//! ([`skills`]) and the `slash_command` tool. The configuration it runs with is
-//! `toolhost-config`'s; the definitions found on disk (agents, skills, commands) are
-//! `toolhost-catalog`'s.
+//! ([`subagents`]), the session record, `chat`, the permission system's files (the JSON-lines
+//! audit trail), the skill tools and the skill hub ([`skills`]) and the `slash_command` tool.
+//! The configuration it runs with is `toolhost-config`'s; the definitions found on disk
+//! (agents, skills, commands) are `toolhost-catalog`'s; the command hooks it installs are
+//! `toolhost-hooks`'.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -33,7 +33,6 @@ pub mod agent_loop;
 pub mod assembly;
 mod audit_file;
 pub mod chat;
-pub mod hooks;
 pub mod offered_registry;
 mod permissions;
 mod provider_connect;
@@ -45,5 +44,5 @@ pub mod system_prompt;
 pub mod tool_set;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
-pub use hooks::{PostToolUseHooks, PreToolUseHooks};
 pub use permissions::Permissions;
+pub use toolhost_hooks::{PostToolUseHooks, PreToolUseHooks};

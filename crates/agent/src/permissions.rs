@@ -10,8 +10,8 @@ use toolhost_core::permission::{
 use toolhost_core::{ResultHandler, ToolRegistryBuilder};
 
 use crate::audit_file::{AuditFileError, JsonLinesAudit};
-use crate::hooks::{PostToolUseHooks, PreToolUseHooks};
 use toolhost_config::Config;
+use toolhost_hooks::{PostToolUseHooks, PreToolUseHooks};
 
 /// The permission system of one session.
 #[derive(Clone)]

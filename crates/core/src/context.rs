@@ -1,66 +1,17 @@
 //! What a running tool can see and do besides its arguments.
 
-use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::content::ToolUpdate;
 use crate::pipeline::authorize::Authorizer;
+use crate::session::SessionInfo;
 use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject, SubjectPath};
 
 /// Receives a tool's partial results while it runs (R2's `on_update`).
 pub type UpdateSink = Arc<dyn Fn(ToolUpdate) + Send + Sync>;
-
-/// Who is calling: the session and model a call belongs to, when there is one.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SessionInfo {
-    /// The session id, when the call belongs to a session.
-    pub session_id: Option<String>,
-    /// The model that asked for the call, when a model did.
-    pub model: Option<String>,
-    /// What tools keep for the length of the session. `Default` makes a new, empty one: a
-    /// call without a session has a state of its own.
-    pub state: SessionState,
-}
-
-/// What tools keep for the length of one session — an agent's conversation, a sub-agent's,
-/// one MCP client's connection: one value per type, made on first use (the files a session
-/// has read, which Write and Edit check). Clones share the values; two states are equal
-/// when they are the same state.
-#[derive(Clone, Default)]
-pub struct SessionState(Arc<Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>);
-
-impl SessionState {
-    /// The session's `T`, made with `T::default()` the first time it is asked for.
-    pub fn get_or_default<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
-        let mut values = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let value = values
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Arc::new(T::default()));
-        match Arc::clone(value).downcast::<T>() {
-            Ok(value) => value,
-            // Unreachable: the entry of `TypeId::of::<T>()` holds a `T`.
-            Err(_) => Arc::new(T::default()),
-        }
-    }
-}
-
-impl PartialEq for SessionState {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for SessionState {}
-
-impl fmt::Debug for SessionState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("SessionState")
-    }
-}
 
 /// How one call is run: its update sink, cancellation, abort handle and session.
 ///
@@ -217,36 +168,5 @@ impl fmt::Debug for ToolContext {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("session", &self.session)
             .finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use super::*;
-
-    #[derive(Default)]
-    struct Counter(AtomicUsize);
-
-    #[test]
-    fn a_session_state_keeps_one_value_per_type_shared_by_its_clones_only() {
-        let state = SessionState::default();
-        state
-            .get_or_default::<Counter>()
-            .0
-            .fetch_add(1, Ordering::Relaxed);
-        let clone = state.clone();
-        assert_eq!(
-            clone.get_or_default::<Counter>().0.load(Ordering::Relaxed),
-            1
-        );
-        assert_eq!(state, clone);
-        let other = SessionState::default();
-        assert_eq!(
-            other.get_or_default::<Counter>().0.load(Ordering::Relaxed),
-            0
-        );
-        assert_ne!(state, other);
     }
 }

@@ -81,28 +81,28 @@ mod pipeline;
 mod registered_tool;
 mod registry;
 mod session;
+mod spec;
 mod subject;
 mod tool;
 
 pub use content::{ContentBlock, ToolCallResult, ToolOutput, ToolUpdate, tool_reference_text};
-pub use context::{CallOptions, SessionInfo, SessionState, ToolContext, UpdateSink};
+pub use context::{CallOptions, ToolContext, UpdateSink};
 pub use definitions::DefinitionFormat;
 pub use error::{RegistryError, ToolError};
 pub use family::PermissionFamily;
 pub use origin::ToolOrigin;
 pub use pipeline::authorize::{
-    AllowAll, Amendment, Authorization, Authorizer, CallRequest, same_authorizer,
+    AllowAll, Amendment, Authorization, Authorizer, CallRequest, SubjectOf, same_authorizer,
 };
 pub use pipeline::coerce::coerce_arguments;
 pub use pipeline::hint::ERROR_HINT;
 pub use pipeline::result_handler::ResultHandler;
 pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_tail};
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
-pub use session::{SessionEvent, SessionListenerFailure};
+pub use session::{SessionEvent, SessionInfo, SessionListenerFailure, SessionState};
+pub use spec::{ForwardedDefinition, Sensitivity, ToolAnnotations, ToolSpec, schema_for_params};
 pub use subject::{ExplicitAllow, PathFilter, PermissionSubject, ShellSubject, SubjectPath};
-pub use tool::{
-    ForwardedDefinition, Sensitivity, Tool, ToolAnnotations, ToolSpec, TypedTool, schema_for_params,
-};
+pub use tool::{Tool, TypedTool};
 
 /// The README's examples compile and run as doc tests.
 #[cfg(doctest)]

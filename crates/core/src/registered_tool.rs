@@ -3,8 +3,13 @@
 
 use std::sync::{Arc, OnceLock};
 
+use serde_json::Value;
+
+use crate::pipeline::authorize::SubjectOf;
 use crate::pipeline::validate::ArgumentValidator;
-use crate::tool::{Tool, ToolSpec};
+use crate::spec::ToolSpec;
+use crate::subject::PermissionSubject;
+use crate::tool::Tool;
 
 /// A tool with what is computed once for it: its spec and its compiled validator.
 ///
@@ -23,5 +28,11 @@ impl RegisteredTool {
     /// The tool's spec, read from the tool the first time it is needed.
     pub(crate) fn spec(&self) -> &ToolSpec {
         self.spec.get_or_init(|| self.tool.spec())
+    }
+}
+
+impl SubjectOf for RegisteredTool {
+    fn subject(&self, args: &Value) -> PermissionSubject {
+        self.tool.permission_subject(args)
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::content::ToolCallResult;
-use crate::context::{CallOptions, SessionInfo};
+use crate::context::CallOptions;
 use crate::definitions::DefinitionFormat;
 use crate::error::RegistryError;
 use crate::pipeline::authorize::{AllowAll, Authorizer};
@@ -18,8 +18,10 @@ use crate::pipeline::truncate::DEFAULT_MAX_CHARS;
 use crate::pipeline::validate::ArgumentValidator;
 use crate::pipeline::{Pipeline, unknown_tool_message};
 use crate::registered_tool::RegisteredTool;
+use crate::session::SessionInfo;
 use crate::session::{SessionEvent, SessionListenerFailure};
-use crate::tool::{Tool, ToolSpec};
+use crate::spec::ToolSpec;
+use crate::tool::Tool;
 
 /// The longest tool name function-calling APIs accept.
 pub const MAX_TOOL_NAME_LEN: usize = 64;

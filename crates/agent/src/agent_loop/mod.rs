@@ -31,7 +31,6 @@ pub use transcript::{Recorded, Transcript};
 
 use toolhost_config::providers::{DEFAULT_COMPACT_AT, DEFAULT_MAX_ITERATIONS};
 
-use crate::hooks::PreCompactHooks;
 use compaction::{
     Compacted, CompactionError, CompactionPolicy, DEFAULT_CONTEXT_WINDOW, estimate_tokens,
 };
@@ -39,6 +38,7 @@ use deferred::Deferral;
 use nudges::{Nudge, Nudges};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
+use toolhost_hooks::PreCompactHooks;
 
 /// What a run has so far.
 struct RunState<'a> {

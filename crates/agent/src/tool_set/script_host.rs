@@ -146,7 +146,7 @@ async fn authorize_with(
             args,
             session: &session,
             subject: &subject,
-            tool,
+            subject_of: &|args: &Value| tool.permission_subject(args),
         })
         .await;
     match decision {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// Term-frequency saturation: how quickly repeating a word stops adding to the score.
 const K1: f64 = 1.2;

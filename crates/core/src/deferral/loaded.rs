@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::watch;
 
 use super::DeferredTools;
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// The deferred tools one conversation (an agent run, one MCP client) has loaded.
 #[derive(Debug)]

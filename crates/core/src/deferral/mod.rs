@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use crate::definitions::DefinitionFormat;
 use crate::origin::ToolOrigin;
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 
 pub use loaded::{LoadedTools, SessionLoads};
 pub use tool_search::{

@@ -11,7 +11,8 @@ use super::{DeferredTools, LoadedTools, SearchHits, SessionLoads};
 use crate::content::{ContentBlock, ToolOutput};
 use crate::context::ToolContext;
 use crate::error::ToolError;
-use crate::tool::{Sensitivity, ToolAnnotations, ToolSpec, TypedTool};
+use crate::spec::{Sensitivity, ToolAnnotations, ToolSpec};
+use crate::tool::TypedTool;
 
 /// The tool's name.
 pub const TOOL_SEARCH_NAME: &str = "tool_search";
@@ -248,10 +249,10 @@ mod tests {
             .register(ToolSearch::for_sessions(Arc::clone(&loads)))
             .unwrap();
         let in_session = |id: &str| crate::context::CallOptions {
-            session: Arc::new(crate::context::SessionInfo {
+            session: Arc::new(crate::session::SessionInfo {
                 session_id: Some(id.to_owned()),
                 model: None,
-                ..crate::context::SessionInfo::default()
+                ..crate::session::SessionInfo::default()
             }),
             ..crate::context::CallOptions::default()
         };

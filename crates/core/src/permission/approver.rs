@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::SessionInfo;
+use crate::session::SessionInfo;
 use crate::subject::PermissionSubject;
 
 use super::rule::PermissionRule;

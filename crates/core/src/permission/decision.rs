@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::spec::{Sensitivity, ToolSpec};
 use crate::subject::PermissionSubject;
-use crate::tool::{Sensitivity, ToolSpec};
 
 use super::hook::HookDecision;
 use super::matching::{covering, first_matching};

@@ -1,8 +1,8 @@
 //! The allow rules that name a tool's subjects outright, for tools that refuse something by
 //! default unless the user named it.
 
+use crate::spec::ToolSpec;
 use crate::subject::{ExplicitAllow, PermissionSubject};
-use crate::tool::ToolSpec;
 
 use super::matching::covering;
 use super::rule::PermissionRule;

@@ -2,7 +2,7 @@
 //! `allowed-tools`, and what a sub-agent inherits.
 
 use crate::registry::ToolRegistry;
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 
 use super::mode::PermissionMode;
 use super::rule::{PermissionRule, RuleParseError};

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::SessionInfo;
+use crate::session::SessionInfo;
 
 use super::mode::PermissionMode;
 

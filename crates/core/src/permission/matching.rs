@@ -4,8 +4,8 @@
 //! a compound shell command, one of the paths); allow rules must cover **every** part, each
 //! part by some allow rule, before a call is allowed without asking.
 
+use crate::spec::ToolSpec;
 use crate::subject::{PermissionSubject, ShellSubject, SubjectPath};
-use crate::tool::ToolSpec;
 
 use super::rule::{CommandPattern, PathPattern, PermissionRule, Specifier};
 

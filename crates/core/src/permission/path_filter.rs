@@ -1,7 +1,7 @@
 //! The paths inside a folder that rules refuse, for tools that walk or list it.
 
+use crate::spec::ToolSpec;
 use crate::subject::{PathFilter, SubjectPath};
-use crate::tool::ToolSpec;
 
 use super::decision::RuleSet;
 use super::matching::path_rule_matches;

@@ -5,11 +5,11 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use crate::context::SessionInfo;
 use crate::family::PermissionFamily;
 use crate::pipeline::authorize::{Amendment, Authorization, Authorizer, CallRequest};
+use crate::session::SessionInfo;
+use crate::spec::{Sensitivity, ToolSpec};
 use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject};
-use crate::tool::{Sensitivity, ToolSpec};
 
 use super::approver::{
     ApprovalAnswer, ApprovalRequest, Approver, NonInteractiveApprover, suggested_rules,
@@ -162,7 +162,7 @@ impl PermissionPolicy {
         // A rewrite is judged as the call that will run: its own subject, its own digest.
         let rewritten_subject = updated_args
             .as_ref()
-            .map(|args| request.tool.permission_subject(args));
+            .map(|args| request.subject_of.subject(args));
         let args = updated_args.as_ref().unwrap_or(request.args);
         let subject = rewritten_subject.as_ref().unwrap_or(request.subject);
 

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::family::PermissionFamily;
-use crate::tool::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// A permission rule such as `Bash(npm run test:*)`, `Read(src/**)`,
 /// `WebFetch(domain:example.com)`, `mcp__github` or `Write`.

@@ -4,9 +4,27 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::context::SessionInfo;
+use crate::session::SessionInfo;
+use crate::spec::ToolSpec;
 use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject};
-use crate::tool::{Tool, ToolSpec};
+
+/// Works out what `Tool(specifier)` rules match for other arguments of the tool being called
+/// (its [`crate::Tool::permission_subject`]); any `Fn(&Value) -> PermissionSubject` is one.
+/// Not the tool itself, so that this step does not depend on the tool contract, which
+/// depends on the call's context, which holds an authoriser.
+pub trait SubjectOf: Send + Sync {
+    /// The subject of a call of this tool with `args`.
+    fn subject(&self, args: &Value) -> PermissionSubject;
+}
+
+impl<F> SubjectOf for F
+where
+    F: Fn(&Value) -> PermissionSubject + Send + Sync,
+{
+    fn subject(&self, args: &Value) -> PermissionSubject {
+        self(args)
+    }
+}
 
 /// A call about to run, as the authorisation step sees it.
 #[derive(Clone, Copy)]
@@ -21,9 +39,9 @@ pub struct CallRequest<'a> {
     pub session: &'a SessionInfo,
     /// What the tool says `Tool(specifier)` rules should match.
     pub subject: &'a PermissionSubject,
-    /// The tool itself, so that an authoriser that rewrites the arguments can ask it for the
-    /// subject of the new ones ([`Tool::permission_subject`]).
-    pub tool: &'a dyn Tool,
+    /// The subject of other arguments, so that an authoriser that rewrites the arguments can
+    /// judge the new ones.
+    pub subject_of: &'a dyn SubjectOf,
 }
 
 impl std::fmt::Debug for CallRequest<'_> {

@@ -18,8 +18,9 @@ use futures::FutureExt as _;
 use serde_json::Value;
 
 use crate::content::{ContentBlock, ToolCallResult, ToolOutput};
-use crate::context::{CallOptions, SessionInfo, ToolContext};
+use crate::context::{CallOptions, ToolContext};
 use crate::registered_tool::RegisteredTool;
+use crate::session::SessionInfo;
 use crate::subject::PermissionSubject;
 use authorize::{Amendment, Authorization, Authorizer, CallRequest};
 use result_handler::ResultHandler;
@@ -237,7 +238,7 @@ fn call_request<'a>(
         args,
         session,
         subject,
-        tool: entry.tool.as_ref(),
+        subject_of: entry,
     }
 }
 
