@@ -13,6 +13,9 @@ fresh process, alternating round by round so that background load hits all alike
 - acp per turn: the same for one `session/prompt` of a fresh session of `toolhost acp`
   (`session/prompt` sent -> its response), every update read as it comes.
 
+Both keep their session in the store (under a temporary HOME), as a user's do: what differs per
+turn is the face alone.
+
 Prints one JSON object of medians, in milliseconds.
 """
 
@@ -89,7 +92,7 @@ def acp_prompt(binary: str, workspace: str, url: str) -> float:
 
 
 def run(binary: str, workspace: str, url: str) -> float:
-    command = [binary, "--workspace", workspace, "--mode", "bypassPermissions", "run", "--no-session", "go"]
+    command = [binary, "--workspace", workspace, "--mode", "bypassPermissions", "run", "go"]
     started = time.perf_counter()
     done = subprocess.run(command, env=environment(url), capture_output=True, check=False)
     elapsed = time.perf_counter() - started
