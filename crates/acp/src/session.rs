@@ -212,6 +212,17 @@ impl AcpSession {
             }
             *turn = Some(cancel.clone());
         }
+        let ran = self.run_turn(content, cancel).await;
+        *self.turn.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        stop_reason(&ran?)
+    }
+
+    /// The turn itself; [`Self::prompt`] clears the running turn however it ends.
+    async fn run_turn(
+        self: &Arc<Self>,
+        content: Vec<ContentBlock>,
+        cancel: CancellationToken,
+    ) -> Result<RunReport, Error> {
         let mut chat = self.chat.lock().await;
         if let Some(mode) = self
             .pending_mode
@@ -227,8 +238,7 @@ impl AcpSession {
                 session.notify(update);
             }
         });
-        let ran = match leading_text(&content)
-            .and_then(|text| invocation(text, &self.commands, &self.skills))
+        match leading_text(&content).and_then(|text| invocation(text, &self.commands, &self.skills))
         {
             Some(Invocation::Command) => {
                 let line = leading_text(&content).unwrap_or_default().trim().to_owned();
@@ -248,10 +258,7 @@ impl AcpSession {
                 .send_content(content, events, cancel)
                 .await
                 .map_err(internal),
-        };
-        drop(chat);
-        *self.turn.lock().unwrap_or_else(PoisonError::into_inner) = None;
-        stop_reason(&ran?)
+        }
     }
 
     /// `session/cancel`: the running turn stops (its model request and its tools' process
