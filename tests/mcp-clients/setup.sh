@@ -3,7 +3,9 @@
 # $TOOLHOST_CACHE (default ~/.cache/toolhost) with the official Python SDK `mcp`, the
 # reference server `mcp-server-git` and the model providers' official Python SDKs `openai`
 # and `anthropic` (whose types tests/provider-sdks/check_wire.py checks the wire against), and `npm ci` here (the TypeScript SDK, the conformance
-# suite, Node 22, and the reference servers `server-everything` and `server-filesystem`).
+# suite, Node 22, the reference servers `server-everything` and `server-filesystem`, and the
+# official ACP TypeScript SDK `@agentclientprotocol/sdk`, which node/acp_client.mjs drives
+# `toolhost acp` with).
 # Prints the variables the Rust tests read; use it as `eval "$(tests/mcp-clients/setup.sh)"`.
 # Nothing is skipped: when an install fails, this script fails.
 set -euo pipefail

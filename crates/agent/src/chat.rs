@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::ToolRegistry;
 use toolhost_core::conversation::Message;
 use toolhost_core::permission::PermissionMode;
-use toolhost_core::{CallOptions, SessionEvent};
+use toolhost_core::{CallOptions, ContentBlock, SessionEvent};
 use toolhost_session::{EntryId, SessionStore, StoreError};
 
 use crate::agent_loop::compaction::Compacted;
@@ -134,6 +134,8 @@ pub struct ChatSession {
     /// Before the first message of a new session: the store, opened.
     opening: Option<SessionOpening>,
     recorded: Option<Arc<RecordedSession>>,
+    /// A session opened before its first message ([`Self::open_now`]): titled after it.
+    untitled: bool,
     messages: Vec<Message>,
     commands: Arc<SlashCommands>,
     subagents: crate::subagents::SubAgents,
@@ -171,6 +173,7 @@ impl ChatSession {
             store_path,
             opening,
             recorded: None,
+            untitled: false,
             messages: Vec::new(),
         };
         if resumed {
@@ -212,6 +215,17 @@ impl ChatSession {
         self.permissions.mode()
     }
 
+    /// Creates the session in the store now, before its first message, so that it has an
+    /// id to give (an editor's `session/new` answers with it); the first message titles it.
+    /// A resumed session is open already.
+    pub fn open_now(&mut self) -> Result<(), StoreError> {
+        if self.recorded.is_none() && self.opening.is_some() {
+            self.start_session("")?;
+            self.untitled = true;
+        }
+        Ok(())
+    }
+
     /// Sends `text` and runs the turn to its end.
     pub async fn send(
         &mut self,
@@ -219,10 +233,31 @@ impl ChatSession {
         events: AgentEventSink,
         cancel: CancellationToken,
     ) -> Result<RunReport, StoreError> {
+        self.send_content(vec![ContentBlock::text(text)], events, cancel)
+            .await
+    }
+
+    /// Sends a message of text and images and runs the turn to its end.
+    pub async fn send_content(
+        &mut self,
+        content: Vec<ContentBlock>,
+        events: AgentEventSink,
+        cancel: CancellationToken,
+    ) -> Result<RunReport, StoreError> {
+        let text = content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect::<Vec<_>>()
+            .join("\n");
         if self.recorded.is_none() && self.opening.is_some() {
-            self.start_session(text)?;
+            self.start_session(&text)?;
         }
-        let message = Message::user(text);
+        if std::mem::take(&mut self.untitled)
+            && let Some(recorded) = &self.recorded
+        {
+            recorded.title_after(&text)?;
+        }
+        let message = Message::User { content };
         if let Some(recorded) = &self.recorded {
             recorded.record_message(&message)?;
         }
@@ -457,6 +492,7 @@ impl ChatSession {
         let Some(opening) = self.opening.take() else {
             return Ok(());
         };
+        self.untitled = false;
         let context = turn_context(
             &self.provider.entry.name,
             &self.provider.model,

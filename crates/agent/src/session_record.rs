@@ -296,6 +296,13 @@ impl RecordedSession {
         self.append(&message_entry(message, None))
     }
 
+    /// Titles the session after `prompt` (its first line, shortened), as a session created
+    /// with its first prompt is titled: for a front end that opens the session before the
+    /// user has said anything (an editor's `session/new`).
+    pub fn title_after(&self, prompt: &str) -> Result<(), StoreError> {
+        self.store().set_title(&self.id, &title_of(prompt))
+    }
+
     /// Records that the model changed from here on.
     pub fn record_model_change(&self, provider: &str, model: &str) -> Result<(), StoreError> {
         self.append(&EntryKind::ModelChange {

@@ -23,7 +23,10 @@ const LOG_FILTER_VARIABLE: &str = "TOOLHOST_LOG";
 /// a failed connection in Rust's debug format (`Client(reqwest::Error { kind: Request, … })`)
 /// before toolhost says in one line what failed and what to do; `TOOLHOST_LOG=debug` shows
 /// its lines too.
-const DEFAULT_FILTER: &str = "warn,rmcp=off";
+///
+/// The ACP SDK logs every error it sends back to the editor as a warning: the editor has the
+/// error already, so only its own errors are shown.
+const DEFAULT_FILTER: &str = "warn,rmcp=off,agent_client_protocol=error";
 
 /// Where logs go instead of stderr while the full-screen chat owns the terminal.
 static LOG_FILE: Mutex<Option<File>> = Mutex::new(None);

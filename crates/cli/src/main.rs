@@ -76,6 +76,9 @@ enum Command {
     /// The agent definitions (sub-agents): list, show.
     #[command(subcommand)]
     Agents(commands::agents::AgentsCommand),
+    /// Serve the agent to an editor over the Agent Client Protocol (JSON-RPC on stdio), for
+    /// Zed, JetBrains IDEs and Neovim.
+    Acp(commands::acp::AcpArgs),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -108,15 +111,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
+    let overrides = Overrides {
+        mode: cli.mode,
+        allow: cli.allow,
+        deny: cli.deny,
+    };
+    // Each ACP session loads the configuration of the editor's folder: nothing to load here,
+    // and `initialize` is answered sooner.
+    if let Command::Acp(args) = cli.command {
+        return commands::acp::run(
+            &workspace,
+            cli.config.as_deref(),
+            overrides,
+            &cli.agent,
+            args,
+        );
+    }
     let mut config = toolhost_catalog::load_config(&ConfigSources {
         home: std::env::var_os("HOME").map(PathBuf::from),
         workspace: workspace.clone(),
         extra_file: cli.config,
-        overrides: Overrides {
-            mode: cli.mode,
-            allow: cli.allow,
-            deny: cli.deny,
-        },
+        overrides,
     })?;
     for warning in config.warnings() {
         tracing::warn!("{warning}");
@@ -204,6 +219,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::sessions::run(&workspace, home.as_deref(), &config, command)
         }
         Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
+        Command::Acp(_) => unreachable!("answered above"),
         Command::Mcp(command) => {
             runtime()?.block_on(commands::mcp::run(&workspace, &config, &agent()?, command))
         }

@@ -32,6 +32,7 @@ mod agents;
 pub mod claude_settings;
 pub mod claude_tools;
 mod load;
+pub mod local_rules;
 mod mcp;
 pub mod mcp_server;
 pub mod model_choice;

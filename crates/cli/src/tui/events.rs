@@ -15,7 +15,9 @@ use super::dialogs::{ApprovalDialog, Dialog, QuestionDialog};
 use super::renderers::THEME;
 use super::session_task::SessionCommand;
 use super::transcript::NoticeKind;
-use super::{Screen, UiEvent, local_rules};
+use super::{Screen, UiEvent};
+use toolhost_config::local_rules;
+use toolhost_core::permission::RuleList;
 
 /// One event into the state; what it asks for.
 pub(super) fn handle(app: &mut App, screen: &Screen, event: UiEvent) -> Vec<Action> {
@@ -118,7 +120,7 @@ pub(super) fn act(
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ");
-            match local_rules::remember(&path, &rules) {
+            match local_rules::remember(&path, RuleList::Allow, &rules) {
                 Ok(_) => app.notice(
                     NoticeKind::Info,
                     format!("allowed always: {listed} (added to {})", path.display()),

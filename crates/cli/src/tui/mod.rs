@@ -18,7 +18,6 @@ pub mod dialogs;
 pub mod draw;
 mod events;
 pub mod input;
-pub mod local_rules;
 pub mod markdown;
 pub mod renderers;
 mod session_task;

@@ -11,6 +11,8 @@ use super::rule::PermissionRule;
 /// A call waiting for a person's answer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApprovalRequest {
+    /// The id of the call, as its caller gave it (an editor shows the question on that call).
+    pub call_id: String,
     /// The tool.
     pub tool: String,
     /// The arguments it would run with.

@@ -177,7 +177,14 @@ impl PermissionPolicy {
         if evaluation.decision == Decision::Ask {
             asked = true;
             evaluation = self
-                .ask(request.spec, args, subject, request.session, evaluation)
+                .ask(
+                    request.call_id,
+                    request.spec,
+                    args,
+                    subject,
+                    request.session,
+                    evaluation,
+                )
                 .await;
         }
         // The entry (its digest above all) is only worth building for a trail that keeps it.
@@ -215,6 +222,7 @@ impl PermissionPolicy {
 
     async fn ask(
         &self,
+        call_id: &str,
         spec: &ToolSpec,
         args: &Value,
         subject: &PermissionSubject,
@@ -237,6 +245,7 @@ impl PermissionPolicy {
             );
         }
         let request = ApprovalRequest {
+            call_id: call_id.to_owned(),
             tool: spec.name.clone(),
             args: args.clone(),
             reason: evaluation.reason,

@@ -5,6 +5,7 @@
 mod atomic_write;
 mod edit;
 mod edit_match;
+mod editor_files;
 mod file_reads;
 mod glob;
 mod grep;
@@ -26,6 +27,7 @@ use crate::workspace::{Access, Workspace, WorkspaceError};
 
 pub use atomic_write::{WriteOutcome, atomic_write};
 pub use edit::{Edit, EditLimits, EditParams, MAX_EDIT_FILE_BYTES, MAX_NORMALIZED_MATCH_BYTES};
+pub use editor_files::{EditorFiles, SessionEditor};
 pub use glob::{Glob, GlobLimits, GlobParams, MAX_GLOB_RESULTS};
 pub use grep::{
     Grep, GrepLimits, GrepOutputMode, GrepParams, MAX_GREP_LINE_CHARS, MAX_GREP_OUTPUT_LINES,

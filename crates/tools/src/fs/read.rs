@@ -14,6 +14,7 @@ use toolhost_core::{
     ToolError, ToolOutput, ToolSpec, TypedTool,
 };
 
+use super::editor_files::SessionEditor;
 use super::file_reads::record_seen;
 use super::line_seek::{
     LineStart, count_lines, count_lines_in, find_line_start, find_line_start_in,
@@ -141,27 +142,47 @@ impl TypedTool for Read {
     /// large file, a folder, what resolution did not see as a regular file — goes to the pool,
     /// so a slow read never stalls the other calls. Resolution itself (a `statx` per component
     /// below the workspace root) stays here either way.
+    ///
+    /// In a session an editor drives, a text file's lines are the editor's (its unsaved
+    /// changes included); what the file is (a folder, an image, binary, too large) is still
+    /// judged on the disk.
     async fn run(&self, params: ReadParams, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let path = self.workspace.resolve(&params.path, Access::Read)?;
-        if path
-            .seen_regular_file_len()
-            .is_some_and(|len| len <= MAX_INLINE_READ_FILE_BYTES)
+        let from_editor = match SessionEditor::of(&ctx) {
+            Some(editor) if path.seen_regular_file_len().is_some() => {
+                editor.read_text(path.as_path()).await.ok()
+            }
+            _ => None,
+        };
+        if from_editor.is_some()
+            || path
+                .seen_regular_file_len()
+                .is_some_and(|len| len <= MAX_INLINE_READ_FILE_BYTES)
         {
-            return read(&self.workspace, &self.limits, &params, &path, &ctx);
+            return read(
+                &self.workspace,
+                &self.limits,
+                &params,
+                &path,
+                &ctx,
+                from_editor.as_deref(),
+            );
         }
         let workspace = self.workspace.clone();
         let limits = self.limits.clone();
-        blocking(move || read(&workspace, &limits, &params, &path, &ctx)).await
+        blocking(move || read(&workspace, &limits, &params, &path, &ctx, None)).await
     }
 }
 
-/// Reads `path` and, when that worked, notes that the session has seen it.
+/// Reads `path` (its text as the editor has it, when `from_editor` holds it) and, when that
+/// worked, notes that the session has seen it.
 fn read(
     workspace: &Workspace,
     limits: &ReadLimits,
     params: &ReadParams,
     path: &ResolvedPath,
     ctx: &ToolContext,
+    from_editor: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
     if !path.existed() {
         if let [only] = look_alike_paths(workspace, path).as_slice() {
@@ -176,7 +197,7 @@ fn read(
             "Use ListDir or Glob to find the file.",
         )));
     }
-    let output = read_existing(limits, params, path)?;
+    let output = read_existing(limits, params, path, from_editor)?;
     record_seen(workspace, ctx, path);
     Ok(output)
 }
@@ -185,6 +206,7 @@ fn read_existing(
     limits: &ReadLimits,
     params: &ReadParams,
     path: &ResolvedPath,
+    from_editor: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
     let file = path.open_file()?;
     let metadata = file
@@ -230,6 +252,16 @@ fn read_existing(
             limits.default_line_limit
         )));
     }
+    if let Some(text) = from_editor {
+        return read_lines(
+            file,
+            Some(text.as_bytes()),
+            path,
+            text.len() as u64,
+            limits,
+            params,
+        );
+    }
     // A file no larger than the sniffed head is already in memory: no second read.
     let whole = (head.len() as u64 == size).then_some(head.as_slice());
     read_lines(file, whole, path, size, limits, params)
@@ -245,7 +277,7 @@ fn read_look_alike(
     actual: &ResolvedPath,
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
-    let mut output = read(workspace, limits, params, actual, ctx)?;
+    let mut output = read(workspace, limits, params, actual, ctx, None)?;
     let note = format!(
         "[{} does not exist; read {} instead, whose name differs only in characters that print \
          alike (Unicode form, quotes, spaces): {}. Use that path from now on.]\n",

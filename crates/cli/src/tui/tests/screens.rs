@@ -33,6 +33,7 @@ fn a_streamed_answer_is_drawn_as_markdown_under_the_message() {
 
 fn approval_request() -> ApprovalRequest {
     ApprovalRequest {
+        call_id: "call-1".into(),
         tool: "Write".into(),
         args: json!({"path": "notes.txt", "content": "hello\n"}),
         reason: "Write changes files and asks in default mode.".into(),

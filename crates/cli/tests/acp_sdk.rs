@@ -1,0 +1,337 @@
+//! The official ACP TypeScript SDK drives the real `toolhost acp` as an editor would
+//! (`tests/mcp-clients/node/acp_client.mjs`), against a scripted model on loopback: initialize,
+//! a new session, a prompt in which the model reads (through the editor's buffer), edits (the
+//! editor allows it always), writes (through the editor) and runs a command, a mode switch, a
+//! slow command cancelled, and the session loaded again by a second process. Every message the
+//! agent sent is checked, in order.
+//!
+//! Needs `eval "$(tests/mcp-clients/setup.sh)"` (scripts/test.sh does it).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/agent_runs.rs"]
+mod agent_runs;
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use agent_runs::Fixture;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, node, write_file};
+
+/// What the editor's buffer of notes.txt holds beyond the file (acp_client.mjs adds it).
+const UNSAVED: &str = "an unsaved line, only in the editor's buffer\n";
+
+/// One message of the transcript acp_client.mjs prints.
+#[derive(Debug)]
+struct Message {
+    kind: String,
+    payload: Value,
+}
+
+/// Runs acp_client.mjs `args` against `toolhost acp` in `dirs`, asking `model`.
+fn run_client(dirs: &HomeAndWorkspace, model: &MockModel, args: &[&str]) -> Vec<Message> {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-clients/node/acp_client.mjs");
+    let output = Command::new(node())
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("toolhost"))
+        .arg(&dirs.workspace)
+        .args(args)
+        .env("HOME", &dirs.home)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_BASE_URL", model.openai_base_url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "acp_client.mjs {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let workspace = dirs.workspace.display().to_string();
+    let shell_time = regex::Regex::new(r"after [0-9.]+ s\]").unwrap();
+    stdout
+        .lines()
+        .map(|line| {
+            // Paths of the temporary workspace read as $WS, and the shell's times as N, so that
+            // whole values compare.
+            let line = line.replace(&workspace, "$WS");
+            let line = shell_time.replace_all(&line, "after N s]");
+            let value: Value = serde_json::from_str(&line).unwrap();
+            Message {
+                kind: value["kind"].as_str().unwrap().to_owned(),
+                payload: value["payload"].clone(),
+            }
+        })
+        .collect()
+}
+
+/// The transcript in a form to compare whole: each update by its type with the fields an
+/// editor draws (consecutive text chunks of one kind joined); the other messages as they came,
+/// without what varies from run to run (session ids, raw tool output).
+fn summary(messages: &[Message]) -> Vec<Value> {
+    let mut summary: Vec<Value> = Vec::new();
+    for message in messages {
+        let payload = &message.payload;
+        let entry = match message.kind.as_str() {
+            "update" => {
+                let update = &payload["update"];
+                let kind = update["sessionUpdate"].as_str().unwrap();
+                match kind {
+                    "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
+                        let text = update["content"]["text"].as_str().unwrap_or_default();
+                        if let Some(last) = summary.last_mut()
+                            && last[kind].is_string()
+                            && kind != "user_message_chunk"
+                        {
+                            let joined = format!("{}{text}", last[kind].as_str().unwrap());
+                            last[kind] = json!(joined);
+                            continue;
+                        }
+                        json!({ kind: text })
+                    }
+                    "tool_call" => json!({
+                        "tool_call": update["toolCallId"],
+                        "title": update["title"],
+                        "kind": update["kind"],
+                        "status": update["status"],
+                        "locations": update["locations"],
+                        "rawInput": update["rawInput"],
+                    }),
+                    "tool_call_update" => json!({
+                        "tool_call_update": update["toolCallId"],
+                        "status": update["status"],
+                        "content": update["content"],
+                    }),
+                    "available_commands_update" => json!({ kind: update["availableCommands"] }),
+                    "current_mode_update" => json!({ kind: update["currentModeId"] }),
+                    other => json!({ other: update }),
+                }
+            }
+            "permission" => json!({
+                "permission": payload["toolCall"]["toolCallId"],
+                "options": payload["options"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|option| json!([option["optionId"], option["kind"]]))
+                    .collect::<Vec<_>>(),
+            }),
+            "read" => json!({ "read": payload["path"] }),
+            "write" => json!({ "write": payload["path"], "content": payload["content"] }),
+            "response" => {
+                let mut response = payload["response"].clone();
+                if let Some(object) = response.as_object_mut() {
+                    object.remove("sessionId");
+                    object.remove("agentInfo");
+                }
+                json!({ "response": payload["method"], "result": response })
+            }
+            _ => json!({ message.kind.as_str(): payload }),
+        };
+        summary.push(entry);
+    }
+    summary
+}
+
+/// A tool call's text content, as the editor shows it.
+fn text_content(text: &str) -> Value {
+    json!([{ "type": "content", "content": { "type": "text", "text": text } }])
+}
+
+#[test]
+fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload() {
+    let fixture = Fixture::new();
+    let dirs = &fixture.dirs;
+    write_file(dirs.workspace.join("notes.txt"), "draft notes\n");
+    write_file(
+        dirs.workspace.join(".toolhost/commands/review.md"),
+        "---\ndescription: Review the changes\nargument-hint: '[file]'\n---\nReview $ARGUMENTS.\n",
+    );
+    let summary_text = "notes.txt: tidied\n";
+    let model = fixture.model(vec![
+        Reply::tool_call("call-read", "Read", json!({"path": "notes.txt"}))
+            .with_reasoning("Reading the notes first.")
+            .into(),
+        Reply::tool_call(
+            "call-edit",
+            "Edit",
+            json!({"path": "notes.txt", "old_string": "draft", "new_string": "final"}),
+        )
+        .into(),
+        Reply::tool_call(
+            "call-write",
+            "Write",
+            json!({"path": "summary.txt", "content": summary_text}),
+        )
+        .into(),
+        Reply::tool_call("call-bash", "Bash", json!({"command": "cat notes.txt"})).into(),
+        Reply::text("Tidied.").into(),
+        Reply::tool_call(
+            "call-slow",
+            "Bash",
+            json!({"command": "sleep 30 && echo never"}),
+        )
+        .into(),
+    ]);
+
+    let first = run_client(dirs, &model, &["first"]);
+    let session_id = first
+        .iter()
+        .find(|message| message.kind == "response" && message.payload["method"] == "session/new")
+        .map(|message| {
+            message.payload["response"]["sessionId"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .unwrap();
+    let options = json!([
+        ["allow_once", "allow_once"],
+        ["allow_always", "allow_always"],
+        ["reject_once", "reject_once"],
+        ["reject_always", "reject_always"]
+    ]);
+    let modes = json!({
+        "currentModeId": "default",
+        "availableModes": [
+            {"id": "default", "name": "Default", "description": "Reads run; edits, commands and fetches ask unless a rule allows them"},
+            {"id": "acceptEdits", "name": "Accept edits", "description": "File edits run without asking; commands and fetches still ask"},
+            {"id": "plan", "name": "Plan", "description": "Only read-only tools: the agent plans, nothing changes"},
+            {"id": "bypassPermissions", "name": "Bypass permissions", "description": "Nothing asks; deny rules and the shell deny list still refuse"}
+        ]
+    });
+    let commands = json!([{
+        "name": "review",
+        "description": "Review the changes",
+        "input": {"hint": "[file]"}
+    }]);
+    assert_eq!(
+        summary(&first),
+        vec![
+            json!({"response": "initialize", "result": {
+                "protocolVersion": 1,
+                "agentCapabilities": {
+                    "loadSession": true,
+                    "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
+                    "mcpCapabilities": {"http": true, "sse": true},
+                    "sessionCapabilities": {},
+                    "auth": {}
+                },
+                "authMethods": []
+            }}),
+            json!({"response": "session/new", "result": {"modes": modes}}),
+            json!({"available_commands_update": commands}),
+            json!({"agent_thought_chunk": "Reading the notes first."}),
+            json!({"tool_call": "call-read", "title": "Read notes.txt", "kind": "read",
+                   "status": "in_progress", "locations": [{"path": "$WS/notes.txt"}],
+                   "rawInput": {"path": "notes.txt"}}),
+            json!({"read": "$WS/notes.txt"}),
+            json!({"tool_call_update": "call-read", "status": "completed",
+                   "content": text_content(&format!("     1\tdraft notes\n     2\t{UNSAVED}"))}),
+            json!({"tool_call": "call-edit", "title": "Edit notes.txt", "kind": "edit",
+                   "status": "in_progress", "locations": [{"path": "$WS/notes.txt"}],
+                   "rawInput": {"path": "notes.txt", "old_string": "draft", "new_string": "final"}}),
+            json!({"permission": "call-edit", "options": options}),
+            json!({"tool_call_update": "call-edit", "status": "completed", "content": [
+                {"type": "diff", "path": "$WS/notes.txt", "oldText": "draft notes\n", "newText": "final notes\n"},
+                text_content("Edited notes.txt: replaced 1 occurrence.\n\n     1\tfinal notes\n")[0],
+            ]}),
+            json!({"tool_call": "call-write", "title": "Write summary.txt", "kind": "edit",
+                   "status": "in_progress", "locations": [{"path": "$WS/summary.txt"}],
+                   "rawInput": {"path": "summary.txt", "content": summary_text}}),
+            json!({"permission": "call-write", "options": options}),
+            json!({"write": "$WS/summary.txt", "content": summary_text}),
+            json!({"tool_call_update": "call-write", "status": "completed", "content": [
+                {"type": "diff", "path": "$WS/summary.txt", "newText": summary_text},
+                text_content("Created summary.txt: 1 line, 18 B.")[0],
+            ]}),
+            json!({"tool_call": "call-bash", "title": "Bash: cat notes.txt", "kind": "execute",
+                   "status": "in_progress", "locations": null,
+                   "rawInput": {"command": "cat notes.txt"}}),
+            json!({"permission": "call-bash", "options": options}),
+            // The output as it streams, then the result.
+            json!({"tool_call_update": "call-bash", "status": null,
+                   "content": text_content("final notes\n")}),
+            json!({"tool_call_update": "call-bash", "status": "completed",
+                   "content": text_content("final notes\n[exit code 0 after N s]")}),
+            json!({"agent_message_chunk": "Tidied."}),
+            json!({"response": "session/prompt", "result": {"stopReason": "end_turn"}}),
+            json!({"current_mode_update": "acceptEdits"}),
+            json!({"response": "session/set_mode", "result": {}}),
+            json!({"tool_call": "call-slow", "title": "Bash: sleep 30 && echo never",
+                   "kind": "execute", "status": "in_progress", "locations": null,
+                   "rawInput": {"command": "sleep 30 && echo never"}}),
+            json!({"permission": "call-slow", "options": options}),
+            json!({"tool_call_update": "call-slow", "status": "failed", "content": text_content(
+                "Tool 'Bash' was cancelled before it finished.\n\n[Analyze the error above and try a different approach.]"
+            )}),
+            json!({"response": "session/prompt", "result": {"stopReason": "cancelled"}}),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dirs.workspace.join("notes.txt")).unwrap(),
+        "final notes\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dirs.workspace.join("summary.txt")).unwrap(),
+        summary_text
+    );
+    let local =
+        std::fs::read_to_string(dirs.workspace.join(".toolhost/config.local.toml")).unwrap();
+    assert_eq!(local, "[permissions]\nallow = [\"Edit(/notes.txt)\"]\n");
+    // The model read the link and the embedded file as text of the user's message.
+    let first_request = &model.requests()[0].body;
+    let user = first_request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|message| message["role"] == "user")
+        .unwrap();
+    let workspace = dirs.workspace.display();
+    assert_eq!(
+        user["content"],
+        json!([
+            {"type": "text", "text": "Tidy up notes.txt, please."},
+            {"type": "text", "text": format!("[@notes.txt]({workspace}/notes.txt) (read it with your tools if you need it)")},
+            {"type": "text", "text": format!("<context uri=\"{workspace}/style.md\">\nKeep it short.\n</context>")},
+        ])
+    );
+
+    // A second process loads the session: the conversation told again, then the answer.
+    let load = run_client(dirs, &model, &["load", &session_id]);
+    let read = text_content(&format!("     1\tdraft notes\n     2\t{UNSAVED}"));
+    assert_eq!(
+        summary(&load),
+        vec![
+            summary(&first)[0].clone(),
+            json!({"user_message_chunk": "Tidy up notes.txt, please."}),
+            json!({"user_message_chunk": "[@notes.txt]($WS/notes.txt) (read it with your tools if you need it)"}),
+            json!({"user_message_chunk": "<context uri=\"$WS/style.md\">\nKeep it short.\n</context>"}),
+            json!({"agent_thought_chunk": "Reading the notes first."}),
+            summary(&first)[4].clone(),
+            json!({"tool_call_update": "call-read", "status": "completed", "content": read}),
+            summary(&first)[7].clone(),
+            json!({"tool_call_update": "call-edit", "status": "completed",
+                   "content": text_content("Edited notes.txt: replaced 1 occurrence.\n\n     1\tfinal notes\n")}),
+            summary(&first)[10].clone(),
+            json!({"tool_call_update": "call-write", "status": "completed",
+                   "content": text_content("Created summary.txt: 1 line, 18 B.")}),
+            summary(&first)[14].clone(),
+            json!({"tool_call_update": "call-bash", "status": "completed",
+                   "content": text_content("final notes\n[exit code 0 after N s]")}),
+            json!({"agent_message_chunk": "Tidied."}),
+            json!({"user_message_chunk": "Now wait for the build."}),
+            summary(&first)[22].clone(),
+            summary(&first)[24].clone(),
+            json!({"response": "session/load", "result": {"modes": modes}}),
+            json!({"available_commands_update": commands}),
+        ]
+    );
+    assert_eq!(model.requests().len(), 6, "loading asks the model nothing");
+}
