@@ -2,6 +2,7 @@
 
 mod approval;
 mod commands;
+mod exit;
 mod logging;
 mod tui;
 
@@ -9,15 +10,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use toolhost_agent::Permissions;
 use toolhost_agent::tool_set::{ToolSet, ToolSetBuilder, custom_tool_sources};
 use toolhost_config::{ConfigSources, MAIN_AGENT, Overrides};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
+/// The version `--version` prints: the package's, and the commit it was built from when the
+/// build could ask git (`build.rs`).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), env!("TOOLHOST_BUILD_COMMIT"));
+
 /// The tool system for LLM agents: list, call and serve sandboxed tools.
 #[derive(Debug, Parser)]
-#[command(name = "toolhost", version, about)]
+#[command(name = "toolhost", version = VERSION, about)]
 struct Cli {
     /// The workspace the tools work in (default: the current folder).
     #[arg(long, global = true, value_name = "DIR")]
@@ -76,10 +81,13 @@ enum Command {
     /// The agent definitions (sub-agents): list, show.
     #[command(subcommand)]
     Agents(commands::agents::AgentsCommand),
+    /// Set up the workspace: a commented .toolhost/config.toml and, if absent, an AGENTS.md.
+    Init,
+    /// Print the shell completion script (bash, zsh, fish, powershell, elvish).
+    Completion(commands::completion::CompletionArgs),
 }
 
-/// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
-pub(crate) const EXIT_USAGE: u8 = 2;
+pub(crate) use exit::EXIT_USAGE;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -88,10 +96,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader of stdout went away (`toolhost call … | head`): nothing to report to it.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::from(EXIT_USAGE)
-        }
+        Err(error) => exit::report(&error),
     }
 }
 
@@ -104,6 +109,18 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Neither reads the configuration: a broken one must not stop them.
+    let command = match cli.command {
+        Command::Completion(args) => return commands::completion::run(&args, Cli::command()),
+        Command::Init => {
+            let workspace = match &cli.workspace {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?,
+            };
+            return commands::init::run(&workspace);
+        }
+        command => command,
+    };
     let workspace = match cli.workspace {
         Some(dir) => dir,
         None => std::env::current_dir()?,
@@ -130,7 +147,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         config.permissions.mode = mode;
     }
     // A one-shot call has read nothing: it checks reads before writes only when asked.
-    if let Command::Call(args) = &cli.command {
+    if let Command::Call(args) = &command {
         config.tools.read_before_write = Some(args.read_before_write);
     }
     // Each command builds what it needs: `serve` its own registry (whose approver asks MCP
@@ -154,7 +171,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         anyhow::Ok((permissions, registry, custom, mcp))
     };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
-    match cli.command {
+    match command {
         // The model sees the registry of the mode (plan: read-only tools); a direct call goes
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
@@ -216,5 +233,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 command,
             ))
         }
+        // Handled above, before the configuration was read.
+        Command::Completion(_) | Command::Init => Ok(ExitCode::SUCCESS),
     }
 }

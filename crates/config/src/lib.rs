@@ -31,6 +31,7 @@
 mod agents;
 pub mod claude_settings;
 pub mod claude_tools;
+pub mod keys;
 mod load;
 mod mcp;
 pub mod mcp_server;

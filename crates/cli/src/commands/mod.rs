@@ -3,11 +3,14 @@
 pub mod agents;
 pub mod call;
 pub mod chat;
+pub mod completion;
 pub mod config;
 pub mod doctor;
+pub mod init;
 pub mod mcp;
 pub mod run;
 pub mod serve;
 pub mod sessions;
 pub mod skills;
 pub mod tools;
+pub mod tools_reference;
