@@ -204,7 +204,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor => {
             let runtime = runtime()?;
             let (_, registry, _, mcp) = registry_on(&runtime, refusing())?;
-            let done = runtime.block_on(commands::doctor::run(&workspace, &registry, &mcp));
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let done = runtime.block_on(commands::doctor::run(
+                &workspace,
+                home.as_deref(),
+                &config,
+                &registry,
+                &mcp,
+            ));
             runtime.block_on(mcp.shutdown());
             done
         }

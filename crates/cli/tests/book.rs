@@ -238,8 +238,11 @@ fn the_runnable_examples_of_the_book_run() {
                     .current_dir(&dirs.workspace)
                     .env("PATH", &path)
                     .env("HOME", &dirs.home)
+                    // A reader's own provider must not change what the examples show.
                     .env_remove("OPENAI_API_KEY")
+                    .env_remove("OPENAI_BASE_URL")
                     .env_remove("ANTHROPIC_API_KEY")
+                    .env_remove("ANTHROPIC_BASE_URL")
                     .output(),
                 "toml" => {
                     // Each TOML example is a whole project configuration that must load.

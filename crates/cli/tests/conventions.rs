@@ -353,3 +353,87 @@ fn the_list_commands_print_json_for_scripts() {
         serde_json::json!([])
     );
 }
+
+// ---- doctor ----
+
+#[test]
+fn doctor_reports_the_model_provider_the_mcp_servers_and_the_session_store() {
+    let dirs = HomeAndWorkspace::new();
+    let models = serde_json::json!({"object": "list", "data": [{"id": "qwen", "object": "model"}]});
+    let provider = StaticServer::start(BTreeMap::from([(
+        "v1/models".to_owned(),
+        serde_json::to_vec(&models).unwrap(),
+    )]));
+    // An MCP server that wants credentials toolhost was not given.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let locked = runtime.block_on(toolhost_test_support::replay_server::ReplayServer::start(
+        (0..20)
+            .map(|_| {
+                toolhost_test_support::replay_server::CannedResponse::status(
+                    401,
+                    serde_json::json!({"error": "unauthorized"}),
+                )
+            })
+            .collect(),
+    ));
+    let config = |model: &str| {
+        format!(
+            "[agent]\nprovider = \"local\"\n\n[providers.local]\napi = \"openai-chat\"\n\
+             base_url = \"{}\"\nmodel = \"{model}\"\n\n\
+             [mcp_servers.locked]\nurl = \"{}/mcp\"\nstartup_timeout = 10\n",
+            provider.url("v1"),
+            locked.url
+        )
+    };
+    write_file(dirs.project_config(), config("qwen"));
+    let output = output_of(&dirs, &["doctor"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = |name: &str| {
+        stdout
+            .lines()
+            .find(|line| line.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no {name} line in:\n{stdout}"))
+            .to_owned()
+    };
+    assert!(line("provider").starts_with("ok"), "{stdout}");
+    assert!(line("provider").contains("model qwen known"), "{stdout}");
+    let locked_line = stdout
+        .lines()
+        .find(|line| line.contains("locked:"))
+        .unwrap_or_else(|| panic!("no line for the locked server in:\n{stdout}"));
+    assert!(locked_line.contains("auth needed"), "{stdout}");
+    assert!(line("sessions").contains("not created yet"), "{stdout}");
+    assert!(
+        line("sessions").contains(
+            &dirs
+                .home
+                .join(".toolhost/sessions.db")
+                .display()
+                .to_string()
+        ),
+        "{stdout}"
+    );
+
+    // A model the server does not list is a warning, not a failure.
+    write_file(dirs.project_config(), config("llama"));
+    let output = output_of(&dirs, &["doctor"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let provider_line = stdout
+        .lines()
+        .find(|line| line.split_whitespace().nth(1) == Some("provider"))
+        .unwrap();
+    assert!(provider_line.starts_with("warn"), "{stdout}");
+    assert!(
+        provider_line.contains("does not list model llama (it lists: qwen)"),
+        "{stdout}"
+    );
+
+    // Nothing listens there any more: the provider is unreachable, and doctor fails.
+    drop(provider);
+    let output = output_of(&dirs, &["doctor"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("unreachable"),
+        "{output:?}"
+    );
+}
