@@ -8,20 +8,7 @@ use toolhost_core::ToolRegistry;
 use toolhost_exec::{ProcessSpec, SandboxStatus, sandbox_support};
 use toolhost_mcp::McpClients;
 
-/// How one check came out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Status {
-    Ok,
-    Warn,
-    Fail,
-}
-
-/// One line of the report.
-pub(super) struct Check {
-    pub(super) status: Status,
-    pub(super) name: &'static str,
-    pub(super) detail: String,
-}
+use super::doctor_check::{Check, Status};
 
 /// Runs every check and prints one line each; exit status 1 when a check failed.
 pub async fn run(

@@ -8,7 +8,7 @@ use toolhost_config::model_choice::{ModelFlags, choose_provider};
 use toolhost_config::{Api, Config};
 use toolhost_session::views;
 
-use super::doctor::{Check, Status};
+use super::doctor_check::{Check, Status};
 
 /// How long the provider may take to list its models.
 const PROVIDER_TIMEOUT: Duration = Duration::from_secs(5);

@@ -6,6 +6,7 @@ pub mod chat;
 pub mod completion;
 pub mod config;
 pub mod doctor;
+mod doctor_check;
 mod doctor_remote;
 pub mod init;
 pub mod mcp;
