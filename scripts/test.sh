@@ -23,7 +23,10 @@ fi
 echo "== installing the MCP SDKs and reference servers the tests use (idempotent)"
 eval "$(tests/mcp-clients/setup.sh)"
 
-echo "== unit, integration, property and doc tests"
+echo "== installing mdBook for the book's tests (idempotent)"
+eval "$(scripts/setup-docs.sh)"
+
+echo "== unit, integration, property and doc tests (the book and its examples included)"
 cargo test --workspace --locked
 
 echo "== toolhost serve against the official MCP SDK clients and the conformance suite"

@@ -2,6 +2,7 @@
 
 mod approval;
 mod commands;
+mod exit;
 mod logging;
 mod tui;
 
@@ -9,15 +10,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use toolhost_agent::Permissions;
 use toolhost_agent::tool_set::{ToolSet, ToolSetBuilder, custom_tool_sources};
 use toolhost_config::{ConfigSources, MAIN_AGENT, Overrides};
 use toolhost_core::permission::{Approver, NonInteractiveApprover, PermissionMode};
 
+/// The version `--version` prints: the package's, and the commit it was built from when the
+/// build could ask git (`build.rs`).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), env!("TOOLHOST_BUILD_COMMIT"));
+
 /// The tool system for LLM agents: list, call and serve sandboxed tools.
 #[derive(Debug, Parser)]
-#[command(name = "toolhost", version, about)]
+#[command(name = "toolhost", version = VERSION, about)]
 struct Cli {
     /// The workspace the tools work in (default: the current folder).
     #[arg(long, global = true, value_name = "DIR")]
@@ -79,10 +84,13 @@ enum Command {
     /// Serve the agent to an editor over the Agent Client Protocol (JSON-RPC on stdio), for
     /// Zed, JetBrains IDEs and Neovim.
     Acp(commands::acp::AcpArgs),
+    /// Set up the workspace: a commented .toolhost/config.toml and, if absent, an AGENTS.md.
+    Init,
+    /// Print the shell completion script (bash, zsh, fish, powershell, elvish).
+    Completion(commands::completion::CompletionArgs),
 }
 
-/// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
-pub(crate) const EXIT_USAGE: u8 = 2;
+pub(crate) use exit::EXIT_USAGE;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -91,10 +99,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader of stdout went away (`toolhost call … | head`): nothing to report to it.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::from(EXIT_USAGE)
-        }
+        Err(error) => exit::report(&error),
     }
 }
 
@@ -107,6 +112,18 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Neither reads the configuration: a broken one must not stop them.
+    let command = match cli.command {
+        Command::Completion(args) => return commands::completion::run(&args, Cli::command()),
+        Command::Init => {
+            let workspace = match &cli.workspace {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?,
+            };
+            return commands::init::run(&workspace);
+        }
+        command => command,
+    };
     let workspace = match cli.workspace {
         Some(dir) => dir,
         None => std::env::current_dir()?,
@@ -145,7 +162,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         config.permissions.mode = mode;
     }
     // A one-shot call has read nothing: it checks reads before writes only when asked.
-    if let Command::Call(args) = &cli.command {
+    if let Command::Call(args) = &command {
         config.tools.read_before_write = Some(args.read_before_write);
     }
     // Each command builds what it needs: `serve` its own registry (whose approver asks MCP
@@ -169,7 +186,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         anyhow::Ok((permissions, registry, custom, mcp))
     };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
-    match cli.command {
+    match command {
         // The model sees the registry of the mode (plan: read-only tools); a direct call goes
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
@@ -202,7 +219,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor => {
             let runtime = runtime()?;
             let (_, registry, _, mcp) = registry_on(&runtime, refusing())?;
-            let done = runtime.block_on(commands::doctor::run(&workspace, &registry, &mcp));
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let done = runtime.block_on(commands::doctor::run(
+                &workspace,
+                home.as_deref(),
+                &config,
+                &registry,
+                &mcp,
+            ));
             runtime.block_on(mcp.shutdown());
             done
         }
@@ -232,5 +256,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 command,
             ))
         }
+        // Handled above, before the configuration was read.
+        Command::Completion(_) | Command::Init => Ok(ExitCode::SUCCESS),
     }
 }

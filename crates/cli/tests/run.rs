@@ -920,10 +920,10 @@ fn ctrl_c_cancels_the_run_and_kills_the_running_bash_tree() {
     let status = wait_for_exit(&mut child, Duration::from_secs(10));
     let output = child.wait_with_output().unwrap();
 
-    // README: Ctrl-C ends the run in error, exit status 1.
+    // The book (The command line, Exit status): interrupted, exit status 130.
     assert_eq!(
         status.code(),
-        Some(1),
+        Some(130),
         "stderr: {}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -952,7 +952,7 @@ fn a_slow_post_tool_use_hook_does_not_hold_ctrl_c() {
     wait_for_file(&run_.path("sleep.pid"), Duration::from_secs(30));
     interrupt(child.id());
     let status = wait_for_exit(&mut child, Duration::from_secs(5));
-    assert_eq!(status.code(), Some(1));
+    assert_eq!(status.code(), Some(130));
     // The cancelled call's result handlers never ran.
     assert!(!run_.path("hook.pid").exists());
 }

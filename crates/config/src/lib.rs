@@ -31,6 +31,7 @@
 mod agents;
 pub mod claude_settings;
 pub mod claude_tools;
+pub mod keys;
 mod load;
 pub mod local_rules;
 mod mcp;

@@ -54,7 +54,7 @@ pub fn workspace_config_paths(workspace: &Path) -> [PathBuf; 2] {
 /// What one file may set; every key is checked (`deny_unknown_fields`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-struct FileConfig {
+pub(crate) struct FileConfig {
     limits: FileLimits,
     permissions: FilePermissions,
     hooks: FileHooks,

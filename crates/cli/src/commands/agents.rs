@@ -15,7 +15,11 @@ use crate::EXIT_USAGE;
 #[command(defer = true)]
 pub enum AgentsCommand {
     /// List the agent definitions: name, where each is defined, description.
-    List,
+    List {
+        /// Print a JSON array (for scripts) instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show one definition in full: tools, model, permission mode, limits, prompt.
     Show {
         /// The agent's name.
@@ -26,8 +30,22 @@ pub enum AgentsCommand {
 /// Runs the subcommand.
 pub fn run(config: &Config, command: &AgentsCommand) -> ExitCode {
     match command {
-        AgentsCommand::List => {
+        AgentsCommand::List { json: false } => {
             print!("{}", listing::render_list(config));
+            ExitCode::SUCCESS
+        }
+        AgentsCommand::List { json: true } => {
+            let agents: Vec<serde_json::Value> = listing::agent_definitions(config)
+                .iter()
+                .map(|agent| {
+                    serde_json::json!({
+                        "name": agent.name,
+                        "origin": agent.origin,
+                        "description": agent.description,
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::Value::Array(agents));
             ExitCode::SUCCESS
         }
         AgentsCommand::Show { name } => match listing::agent_definition(config, name) {

@@ -48,11 +48,15 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
     let arguments = parse_arguments(args.args.as_deref())?;
     let options = CallOptions::default();
     let cancel = options.cancel.clone();
+    let interrupted = cancel.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             cancel.cancel();
         }
     });
+    // Let the listener register before the tool starts: a Ctrl-C before that would end the
+    // process as the default handler does, without the call's cleanup.
+    tokio::task::yield_now().await;
     let options = if !args.json && std::io::stderr().is_terminal() {
         CallOptions {
             on_update: Some(Arc::new(print_update)),
@@ -87,6 +91,10 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
     {
         Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => return Err(error.into()),
         _ => {}
+    }
+    // A call Ctrl-C cancelled was interrupted, whatever the tool made of its cancellation.
+    if interrupted.is_cancelled() {
+        return Err(crate::exit::Interrupted.into());
     }
     Ok(if result.is_error {
         ExitCode::FAILURE
@@ -126,8 +134,11 @@ fn parse_arguments(raw: Option<&str>) -> anyhow::Result<Value> {
         }
         Some(text) => text.to_owned(),
     };
-    serde_json::from_str(&text).with_context(|| {
-        format!("the arguments are not valid JSON (expected an object such as '{{\"path\": \"src\"}}'): {text}")
+    serde_json::from_str(&text).map_err(|error| {
+        crate::exit::usage(format!(
+            "the arguments are not valid JSON (expected an object such as \
+             '{{\"path\": \"src\"}}'): {text}: {error}"
+        ))
     })
 }
 

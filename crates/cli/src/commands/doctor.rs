@@ -3,27 +3,18 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use toolhost_config::Config;
 use toolhost_core::ToolRegistry;
 use toolhost_exec::{ProcessSpec, SandboxStatus, sandbox_support};
 use toolhost_mcp::McpClients;
 
-/// How one check came out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Status {
-    Ok,
-    Warn,
-    Fail,
-}
-
-struct Check {
-    status: Status,
-    name: &'static str,
-    detail: String,
-}
+use super::doctor_check::{Check, Status};
 
 /// Runs every check and prints one line each; exit status 1 when a check failed.
 pub async fn run(
     workspace: &Path,
+    home: Option<&Path>,
+    config: &Config,
     registry: &ToolRegistry,
     mcp: &McpClients,
 ) -> anyhow::Result<ExitCode> {
@@ -52,6 +43,8 @@ pub async fn run(
         },
     ];
     checks.extend(mcp_checks(mcp));
+    checks.push(super::doctor_remote::provider_check(config).await);
+    checks.push(super::doctor_remote::sessions_check(config, home));
     for check in &checks {
         let label = match check.status {
             Status::Ok => "ok  ",
@@ -85,9 +78,14 @@ fn mcp_checks(mcp: &McpClients) -> Vec<Check> {
         name: "mcp",
         // One line per check: the server's stderr lines joined.
         detail: format!(
-            "{}: did not start ({}): {}",
+            "{}: did not start ({}){}: {}",
             failure.server,
             failure.origin,
+            if needs_auth(&failure.message) {
+                ", auth needed: set its bearer_token_env or headers"
+            } else {
+                ""
+            },
             failure.message.lines().collect::<Vec<_>>().join(" | ")
         ),
     });
@@ -97,6 +95,13 @@ fn mcp_checks(mcp: &McpClients) -> Vec<Check> {
         detail: format!("{server}: disabled (enabled = false)"),
     });
     started.chain(failed).chain(disabled).collect()
+}
+
+/// Whether a server refused toolhost for want of credentials (HTTP 401 or 403).
+fn needs_auth(message: &str) -> bool {
+    ["401", "403", "Unauthorized", "Forbidden"]
+        .iter()
+        .any(|sign| message.contains(sign))
 }
 
 fn workspace_check(workspace: &Path) -> Check {

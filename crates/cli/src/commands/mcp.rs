@@ -17,7 +17,11 @@ use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
 #[command(defer = true)]
 pub enum McpCommand {
     /// List the configured servers, the agents' direct servers included.
-    List,
+    List {
+        /// Print a JSON array (for scripts) instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show one server's configuration (`--agent NAME`: one of that agent's direct servers).
     Get {
         /// The server's name.
@@ -72,7 +76,7 @@ pub async fn run(
     command: McpCommand,
 ) -> anyhow::Result<ExitCode> {
     match command {
-        McpCommand::List => {
+        McpCommand::List { json } => {
             let direct = config
                 .agents
                 .values()
@@ -83,6 +87,24 @@ pub async fn run(
                         .map(|server| (Some(agent.name.as_str()), server))
                 })
                 .collect::<Vec<_>>();
+            if json {
+                let user = config.mcp_servers.values().map(|server| (None, server));
+                let servers: Vec<serde_json::Value> = user
+                    .chain(direct)
+                    .map(|(owner, server)| {
+                        serde_json::json!({
+                            "name": server.name,
+                            "agent": owner,
+                            "type": server.transport.kind(),
+                            "target": target(&server.transport),
+                            "enabled": server.enabled,
+                            "origin": server.origin,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::Value::Array(servers));
+                return Ok(ExitCode::SUCCESS);
+            }
             if config.mcp_servers.is_empty() && direct.is_empty() {
                 println!(
                     "No MCP servers are configured. Add one with `toolhost mcp add NAME -- COMMAND ARGS…`."
@@ -180,10 +202,10 @@ fn find<'a>(
         .map(|other| format!("--agent {}", other.name))
         .collect();
     if !owners.is_empty() {
-        anyhow::bail!(
+        return Err(crate::exit::usage(format!(
             "'{name}' is a direct MCP server of another agent: add {}",
             owners.join(" or ")
-        );
+        )));
     }
     let known: Vec<&str> = config
         .mcp_servers
@@ -191,14 +213,14 @@ fn find<'a>(
         .chain(agent.direct_mcp_servers.keys())
         .map(String::as_str)
         .collect();
-    anyhow::bail!(
+    Err(crate::exit::usage(format!(
         "no MCP server is named '{name}' (configured: {}); see `toolhost mcp list`",
         if known.is_empty() {
             "none".to_owned()
         } else {
             known.join(", ")
         }
-    )
+    )))
 }
 
 fn target(transport: &McpTransport) -> String {
@@ -240,12 +262,12 @@ fn add(path: &Path, args: AddArgs) -> anyhow::Result<ExitCode> {
         .as_table_mut()
         .context("mcp_servers in the config file is not a table")?;
     if servers.contains_key(&args.name) {
-        anyhow::bail!(
+        return Err(crate::exit::usage(format!(
             "{} already has [mcp_servers.{}]; remove it first with `toolhost mcp remove {}`",
             path.display(),
             args.name,
             args.name
-        );
+        )));
     }
     let mut table = toml_edit::Table::new();
     match (&args.url, args.command.split_first()) {
@@ -262,19 +284,21 @@ fn add(path: &Path, args: AddArgs) -> anyhow::Result<ExitCode> {
             if !args.env.is_empty() {
                 let mut env = toml_edit::InlineTable::new();
                 for pair in &args.env {
-                    let (key, value) = pair
-                        .split_once('=')
-                        .with_context(|| format!("--env {pair}: write KEY=VALUE"))?;
+                    let (key, value) = pair.split_once('=').ok_or_else(|| {
+                        crate::exit::usage(format!("--env {pair}: write KEY=VALUE"))
+                    })?;
                     env.insert(key, value.into());
                 }
                 table.insert("env", toml_edit::value(env));
             }
         }
-        (None, None) => anyhow::bail!(
-            "give the server's command after `--` (toolhost mcp add {} -- npx -y some-server) \
+        (None, None) => {
+            return Err(crate::exit::usage(format!(
+                "give the server's command after `--` (toolhost mcp add {} -- npx -y some-server) \
              or its --url",
-            args.name
-        ),
+                args.name
+            )));
+        }
     }
     if let Some(seconds) = args.tool_timeout {
         table.insert("tool_timeout", toml_edit::value(i64::try_from(seconds)?));
@@ -301,7 +325,10 @@ fn remove(path: &Path, config: &Config, name: &str) -> anyhow::Result<ExitCode> 
             .get(name)
             .map(|server| format!("; it is configured in {}, edit that file", server.origin))
             .unwrap_or_default();
-        anyhow::bail!("{} has no [mcp_servers.{name}]{elsewhere}", path.display());
+        return Err(crate::exit::usage(format!(
+            "{} has no [mcp_servers.{name}]{elsewhere}",
+            path.display()
+        )));
     }
     write(path, &document.to_string())?;
     println!("Removed the MCP server '{name}' from {}", path.display());

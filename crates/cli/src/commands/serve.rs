@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 use toolhost_agent::Permissions;
@@ -167,8 +166,10 @@ async fn serve_transport(
         return Ok(());
     };
     let bearer_token = match &args.token_env {
-        Some(variable) => Some(std::env::var(variable).with_context(|| {
-            format!("--token-env {variable}: the environment variable {variable} is not set")
+        Some(variable) => Some(std::env::var(variable).map_err(|_| {
+            crate::exit::usage(format!(
+                "--token-env {variable}: the environment variable {variable} is not set"
+            ))
         })?),
         None => None,
     };

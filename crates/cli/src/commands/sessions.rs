@@ -133,11 +133,11 @@ pub fn run(
             let title = session.title.as_deref().unwrap_or("untitled");
             if !yes {
                 if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-                    anyhow::bail!(
+                    return Err(crate::exit::usage(format!(
                         "not deleting session {} ({title}) without confirmation: there is no \
                          terminal to ask on; pass --yes",
                         session.id
-                    );
+                    )));
                 }
                 if !confirm(&format!(
                     "Delete session {} ({title}, {} entries)? [y/N] ",

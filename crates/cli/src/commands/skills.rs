@@ -24,7 +24,11 @@ pub enum SkillsCommand {
         id: String,
     },
     /// List the skills found for this workspace, and where each comes from.
-    List,
+    List {
+        /// Print a JSON array (for scripts) instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove a skill installed from a hub (never a skill you wrote yourself).
     Remove {
         /// The skill's id.
@@ -63,23 +67,32 @@ pub async fn run(
                 installed.folder.display()
             );
         }
-        SkillsCommand::List => {
+        SkillsCommand::List { json } => {
             let catalog = SkillCatalog::for_workspace(workspace, home);
             for warning in catalog.warnings() {
                 eprintln!("warning: {warning}");
+            }
+            if json {
+                let skills: Vec<serde_json::Value> = catalog
+                    .skills()
+                    .iter()
+                    .map(|skill| {
+                        serde_json::json!({
+                            "name": skill.name,
+                            "origin": skill_origin(skill),
+                            "folder": skill.folder,
+                            "description": skill.description,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::Value::Array(skills));
+                return Ok(ExitCode::SUCCESS);
             }
             if catalog.skills().is_empty() {
                 println!("No skills found.");
             }
             for skill in catalog.skills() {
-                let origin = if skill.from_hub {
-                    "hub"
-                } else {
-                    match skill.scope {
-                        toolhost_catalog::skills::SkillScope::Project => "project",
-                        toolhost_catalog::skills::SkillScope::User => "user",
-                    }
-                };
+                let origin = skill_origin(skill);
                 // One line per skill, whatever its description holds: scripts read this.
                 let description = skill.description.split_whitespace().collect::<Vec<_>>();
                 println!(
@@ -96,4 +109,16 @@ pub async fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where a skill comes from: `project`, `user`, or `hub` (installed from a skill hub).
+fn skill_origin(skill: &toolhost_catalog::skills::Skill) -> &'static str {
+    if skill.from_hub {
+        "hub"
+    } else {
+        match skill.scope {
+            toolhost_catalog::skills::SkillScope::Project => "project",
+            toolhost_catalog::skills::SkillScope::User => "user",
+        }
+    }
 }

@@ -28,6 +28,9 @@ enum ToolsFormat {
     Anthropic,
     /// MCP `tools/list` entries.
     Mcp,
+    /// A reference page in Markdown: each tool's description and parameters (the book's
+    /// tool reference is this output).
+    Markdown,
 }
 
 /// Prints the registry in the chosen format.
@@ -42,6 +45,7 @@ pub fn run(
         ToolsFormat::Openai => definitions(registry, DefinitionFormat::OpenAi)?,
         ToolsFormat::Anthropic => definitions(registry, DefinitionFormat::Anthropic)?,
         ToolsFormat::Mcp => definitions(registry, DefinitionFormat::Mcp)?,
+        ToolsFormat::Markdown => super::tools_reference::page(&registry.specs()),
     };
     // A reader that stops early (`| head`) is an error to return, not a panic.
     let mut stdout = std::io::stdout().lock();

@@ -83,7 +83,7 @@ pub(crate) fn session_choice(resume: Option<&str>, continue_latest: bool) -> Ses
 const EXIT_RUN_FAILED: u8 = 1;
 
 /// Exit status after a second Ctrl-C.
-const EXIT_INTERRUPTED: i32 = 130;
+const EXIT_INTERRUPTED: i32 = crate::exit::EXIT_INTERRUPTED as i32;
 
 /// Runs the agent once.
 pub fn run(
@@ -196,7 +196,7 @@ async fn run_agent(
     cancel_on_ctrl_c(cancel.clone());
 
     agent.session_event(SessionEvent::Start).await;
-    let report = agent.run(messages, events, cancel).await;
+    let report = agent.run(messages, events, cancel.clone()).await;
     // Children still running (after a cancel) end first, their sessions marked.
     assembled.tools.subagents.shutdown().await;
     if let Some(recorded) = &recorded {
@@ -214,6 +214,10 @@ async fn run_agent(
             model: report.model_time,
         },
     );
+    // Only Ctrl-C cancels the run's token: the run was interrupted.
+    if cancel.is_cancelled() {
+        return Err(crate::exit::Interrupted.into());
+    }
     Ok(if report.outcome.is_success() {
         ExitCode::SUCCESS
     } else {
