@@ -37,6 +37,7 @@ pub mod hooks;
 pub mod offered_registry;
 mod permissions;
 mod provider_connect;
+pub mod served_catalog;
 pub mod session_record;
 pub mod skills;
 pub mod slash_command_tool;
