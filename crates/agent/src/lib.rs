@@ -34,6 +34,7 @@ pub mod assembly;
 mod audit_file;
 pub mod chat;
 pub mod hooks;
+pub mod mcp_prompts;
 pub mod offered_registry;
 mod permissions;
 mod provider_connect;
