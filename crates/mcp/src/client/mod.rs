@@ -25,6 +25,7 @@ pub mod convert;
 mod events;
 mod http_session;
 pub mod naming;
+pub mod oauth;
 mod prompts;
 mod remote;
 mod report;
