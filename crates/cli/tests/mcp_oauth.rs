@@ -247,3 +247,21 @@ fn an_iss_that_is_not_the_servers_is_refused() {
                 .contains("access-")
     );
 }
+
+#[test]
+fn a_call_refused_for_want_of_a_scope_says_to_log_in_again() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        call_scope: Some("superuser".to_owned()),
+        ..OAuthServerOptions::default()
+    });
+    configure(&dirs, &server);
+    let logged_in = login(&dirs, &server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    let called = toolhost(&dirs, &["call", "mcp__prot__whoami", "{}", "--yes"]);
+    let said = text(&called);
+    assert!(
+        said.contains("insufficient_scope") && said.contains("toolhost mcp login prot"),
+        "{said}"
+    );
+}
