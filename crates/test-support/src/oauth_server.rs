@@ -24,6 +24,8 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
+use crate::static_server::ThreadServer;
+
 /// How the server behaves.
 #[derive(Clone, Debug)]
 pub struct OAuthServerOptions {
@@ -74,52 +76,32 @@ struct Shared {
 /// The running servers.
 pub struct OAuthServer {
     shared: Arc<Shared>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _server: ThreadServer,
 }
 
 impl OAuthServer {
     /// Starts both servers on one free port.
     pub fn start(options: OAuthServerOptions) -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap_or_else(|error| panic!("cannot listen on 127.0.0.1: {error}"));
-        let address = listener
-            .local_addr()
-            .unwrap_or_else(|error| panic!("no local address: {error}"));
-        listener
-            .set_nonblocking(true)
-            .unwrap_or_else(|error| panic!("cannot make the listener non-blocking: {error}"));
         let mut grants = Grants::default();
         if let Some((id, _)) = &options.static_client {
             grants.clients.insert(id.clone());
         }
-        let shared = Arc::new(Shared {
-            base: format!("http://{address}"),
-            options,
-            grants: Mutex::new(grants),
-        });
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let state = Arc::clone(&shared);
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap_or_else(|error| panic!("cannot build a runtime: {error}"));
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)
-                    .unwrap_or_else(|error| panic!("cannot use the listener: {error}"));
-                let app = axum::Router::new().fallback(route).with_state(state);
-                let _ = axum::serve(listener, app)
-                    .with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    })
-                    .await;
+        let mut shared = None;
+        let server = ThreadServer::start(|address| {
+            let state = Arc::new(Shared {
+                base: format!("http://{address}"),
+                options,
+                grants: Mutex::new(grants),
             });
+            shared = Some(Arc::clone(&state));
+            axum::Router::new().fallback(route).with_state(state)
         });
+        let Some(shared) = shared else {
+            panic!("the OAuth server's state was not made");
+        };
         Self {
             shared,
-            stop: Some(stop),
-            thread: Some(thread),
+            _server: server,
         }
     }
 
@@ -183,17 +165,6 @@ impl OAuthServer {
             .grants
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl Drop for OAuthServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 
