@@ -15,6 +15,7 @@ use toolhost_session::{EntryId, SessionStore, StoreError};
 use crate::agent_loop::compaction::Compacted;
 use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
 use crate::assembly::AssembledAgent;
+use crate::mcp_prompts::{expand_mcp_prompt_line, mcp_prompt_commands};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{
@@ -138,6 +139,8 @@ pub struct ChatSession {
     untitled: bool,
     messages: Vec<Message>,
     commands: Arc<SlashCommands>,
+    /// The MCP servers, whose prompts are `/mcp__<server>__<prompt>` commands.
+    mcp: Arc<toolhost_mcp::McpClients>,
     subagents: crate::subagents::SubAgents,
 }
 
@@ -162,6 +165,7 @@ impl ChatSession {
         agent.set_waits_for_inbox(false);
         let mut chat = Self {
             commands: Arc::clone(&assembled.tools.commands),
+            mcp: Arc::clone(&assembled.tools.mcp),
             subagents: assembled.tools.subagents.clone(),
             agent,
             offered: assembled.offered,
@@ -290,6 +294,16 @@ impl ChatSession {
             session: Arc::clone(self.agent.session()),
             ..CallOptions::default()
         };
+        let (mcp, policy) = (Arc::clone(&self.mcp), Arc::clone(self.permissions.policy()));
+        if let Some(expanded) = expand_mcp_prompt_line(line, &mcp, &policy).await {
+            return Some(match expanded {
+                Ok(text) => self
+                    .send(&text, events, cancel)
+                    .await
+                    .map_err(|error| error.to_string()),
+                Err(error) => Err(error),
+            });
+        }
         let turn = match self.commands.run_line(line, &registry, options).await? {
             Ok(turn) => turn,
             Err(error) => return Some(Err(error.to_string())),
@@ -309,6 +323,14 @@ impl ChatSession {
             return Some(Err(error));
         }
         Some(report.map_err(|error| error.to_string()))
+    }
+
+    /// The MCP servers' prompts as `/mcp__<server>__<prompt> [ARGS]` usage lines, each with
+    /// its description (for `/help`).
+    /// (Async without holding the session: the chat's state is not `Sync`.)
+    pub fn mcp_prompt_commands(&self) -> impl Future<Output = Vec<(String, String)>> + use<> {
+        let mcp = Arc::clone(&self.mcp);
+        async move { mcp_prompt_commands(&mcp).await }
     }
 
     /// `/model [PROVIDER] [MODEL]`: another model, provider, or both, for the turns to come

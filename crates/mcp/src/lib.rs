@@ -47,6 +47,7 @@ pub use provider::{McpProvider, McpProviders, ProviderBridge, ProviderContext};
 pub use server::approval::{
     APPROVAL_TIMEOUT, ClientPrompts, MAX_APPROVAL_ARGUMENTS_CHARS, McpApprover,
 };
+pub use server::catalog::{RESOURCES_PAGE_SIZE, ServedCatalog};
 pub use server::convert;
 pub use server::hang_up::cancel_on_stdin_hang_up;
 pub use server::http::{DEFAULT_ENDPOINT_PATH, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES};

@@ -70,6 +70,7 @@ pub mod files;
 pub mod home_and_workspace;
 pub mod mock_model;
 pub mod node_packages;
+pub mod oauth_server;
 pub mod ports;
 pub mod processes;
 pub mod replay_server;
@@ -83,6 +84,7 @@ pub use mock_model::{
     Fault, MockModel, RecordedRequest, Reply, Step, Stop, WireFormat, response_body, sse_frames,
 };
 pub use node_packages::{EverythingHttp, node, node_modules, npm_entry_point, venv};
+pub use oauth_server::{OAuthServer, OAuthServerOptions};
 pub use ports::free_port;
 pub use processes::{is_running, read_pid};
 pub use replay_server::{BodyPiece, CannedResponse, ReplayServer};

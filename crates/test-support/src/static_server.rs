@@ -10,16 +10,16 @@ use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 
-/// Serves `GET /PATH` with the bytes given for `PATH`, 404 otherwise.
-pub struct StaticServer {
-    base: String,
+/// A router served on 127.0.0.1 from a thread and runtime of its own; it stops when dropped.
+pub struct ThreadServer {
+    address: std::net::SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl StaticServer {
-    /// Serves `files` (path without the leading `/` → content).
-    pub fn start(files: BTreeMap<String, Vec<u8>>) -> Self {
+impl ThreadServer {
+    /// Serves the router `make` builds for the address it will answer on.
+    pub fn start(make: impl FnOnce(std::net::SocketAddr) -> axum::Router) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap_or_else(|error| panic!("cannot listen on 127.0.0.1: {error}"));
         let address = listener
@@ -28,8 +28,8 @@ impl StaticServer {
         listener
             .set_nonblocking(true)
             .unwrap_or_else(|error| panic!("cannot make the listener non-blocking: {error}"));
+        let app = make(address);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let files = Arc::new(files);
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -38,7 +38,6 @@ impl StaticServer {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)
                     .unwrap_or_else(|error| panic!("cannot use the listener: {error}"));
-                let app = axum::Router::new().fallback(serve).with_state(files);
                 let _ = axum::serve(listener, app)
                     .with_graceful_shutdown(async {
                         let _ = stopped.await;
@@ -47,15 +46,46 @@ impl StaticServer {
             });
         });
         Self {
-            base: format!("http://{address}"),
+            address,
             stop: Some(stop),
             thread: Some(thread),
         }
     }
 
+    /// `http://127.0.0.1:PORT`.
+    pub fn base(&self) -> String {
+        format!("http://{}", self.address)
+    }
+}
+
+impl Drop for ThreadServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Serves `GET /PATH` with the bytes given for `PATH`, 404 otherwise.
+pub struct StaticServer {
+    server: ThreadServer,
+}
+
+impl StaticServer {
+    /// Serves `files` (path without the leading `/` → content).
+    pub fn start(files: BTreeMap<String, Vec<u8>>) -> Self {
+        let files = Arc::new(files);
+        Self {
+            server: ThreadServer::start(|_| axum::Router::new().fallback(serve).with_state(files)),
+        }
+    }
+
     /// The URL of `path` (without the leading `/`).
     pub fn url(&self, path: &str) -> String {
-        format!("{}/{path}", self.base)
+        format!("{}/{path}", self.server.base())
     }
 }
 
@@ -68,15 +98,4 @@ async fn serve(State(files): State<Arc<BTreeMap<String, Vec<u8>>>>, uri: Uri) ->
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     response
-}
-
-impl Drop for StaticServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
 }

@@ -5,11 +5,13 @@
 // Checks, each printed as `ok: ...` (the first failure throws and exits non-zero): the
 // handshake, the tool list, a call of every filesystem tool, approvals through elicitation
 // (and the refusal without it), bad arguments, a path outside the workspace, progress
-// notifications, and cancellation killing the command's processes.
+// notifications, and cancellation killing the command's processes. Besides tools: a slash
+// command as a prompt, a workspace file as a resource (a denied one neither listed nor read),
+// the templates and a completion.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,6 +23,9 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [binary, transportName] = process.argv.slice(2);
 const FS_TOOLS = ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"];
+// Every `toolhost serve` here refuses Read of this file.
+const DENIED = "secret.txt";
+const GLOBAL_FLAGS = ["--deny", `Read(./${DENIED})`];
 
 function check(condition, what, detail = "") {
   assert.ok(condition, `FAILED: ${what}\n${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
@@ -31,7 +36,7 @@ const textOf = (result) =>
   result.content.filter((block) => block.type === "text").map((block) => block.text).join("\n");
 
 async function startHttpServer(workspace) {
-  const server = spawn(binary, ["--workspace", workspace, "serve", "--http", "0"], {
+  const server = spawn(binary, ["--workspace", workspace, ...GLOBAL_FLAGS, "serve", "--http", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = await new Promise((resolve, reject) => {
@@ -60,7 +65,7 @@ async function connect(workspace, url, confirm) {
   }
   const transport =
     transportName === "stdio"
-      ? new StdioClientTransport({ command: binary, args: ["--workspace", workspace, "serve"], stderr: "inherit" })
+      ? new StdioClientTransport({ command: binary, args: ["--workspace", workspace, ...GLOBAL_FLAGS, "serve"], stderr: "inherit" })
       : new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   return { client, confirmations };
@@ -145,11 +150,52 @@ async function toolCalls(workspace, url) {
   await plain.client.close();
 }
 
+function writeCatalog(workspace) {
+  mkdirSync(join(workspace, ".claude/commands"), { recursive: true });
+  writeFileSync(join(workspace, ".claude/commands/explain.md"), "---\nargument-hint: [topic]\n---\nExplain $ARGUMENTS simply.\n");
+  writeFileSync(join(workspace, "notes.md"), "# Notes\n");
+  writeFileSync(join(workspace, DENIED), "the password\n");
+}
+
+async function promptsAndResources(workspace, url) {
+  const { client } = await connect(workspace, url, true);
+  const capabilities = client.getServerCapabilities();
+  check(capabilities.prompts?.listChanged && capabilities.resources?.listChanged && capabilities.completions, "prompts, resources and completions are declared", capabilities);
+
+  const { prompts } = await client.listPrompts();
+  const explain = prompts.find((prompt) => prompt.name === "explain");
+  check(explain?.arguments?.[0]?.name === "topic", "a slash command is a prompt whose argument the hint names", prompts);
+  const got = await client.getPrompt({ name: "explain", arguments: { topic: "borrowing in Rust" } });
+  check(got.messages[0].content.text.trim() === "Explain borrowing in Rust simply.", "prompts/get expands it", got);
+
+  const root = realpathSync(workspace);
+  const { resources } = await client.listResources();
+  const uris = resources.map((resource) => resource.uri);
+  check(uris.includes(`file://${root}/notes.md`), "a workspace file is a resource", uris);
+  check(!uris.some((uri) => uri.includes(DENIED)), "a denied file is not listed", uris);
+  const read = await client.readResource({ uri: `file://${root}/notes.md` });
+  check(read.contents[0].text === "# Notes\n", "resources/read returns it", read);
+  const refused = await client.readResource({ uri: `file://${root}/${DENIED}` }).then(
+    () => "read",
+    (error) => error.code,
+  );
+  check(refused === -32002, "a denied file cannot be read (-32002)", refused);
+
+  const { resourceTemplates } = await client.listResourceTemplates();
+  const template = resourceTemplates.find((t) => t.uriTemplate.startsWith("file://"));
+  check(template?.uriTemplate === `file://${root}/{+path}`, "the workspace's template", resourceTemplates);
+  const completed = await client.complete({ ref: { type: "ref/resource", uri: template.uriTemplate }, argument: { name: "path", value: "no" } });
+  check(JSON.stringify(completed.completion.values) === JSON.stringify(["notes.md"]), "completion/complete of the path", completed);
+  await client.close();
+}
+
 const workspace = mkdtempSync(join(tmpdir(), "toolhost-ts-"));
 let http;
 try {
+  writeCatalog(workspace);
   if (transportName === "http") http = await startHttpServer(workspace);
   await toolCalls(workspace, http?.url);
+  await promptsAndResources(workspace, http?.url);
   console.log(`typescript sdk over ${transportName}: all checks passed`);
 } finally {
   http?.server.kill("SIGTERM");

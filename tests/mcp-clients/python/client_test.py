@@ -7,6 +7,10 @@ handshake, the tool list (titles, schemas, annotations), a call of every filesys
 approvals through elicitation (and the refusal without it), bad arguments, a path outside the
 workspace, progress notifications and cancellation (the command's process is killed). Over
 HTTP also: DNS rebinding protection (Host, Origin), the bearer token and the size limit.
+Besides tools: slash commands and skills as prompts (expanded as `chat` expands them), the
+workspace's files and the skills' files as resources (a path a deny rule names is neither
+listed, read nor completed), resource templates, completions, and `listChanged` when a
+command file appears.
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ from mcp.shared.exceptions import MCPError
 
 FS_TOOLS = ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]
 
+# Every `toolhost serve` of these checks refuses Read of this file.
+DENIED = "secret.txt"
+GLOBAL_FLAGS = ["--deny", f"Read(./{DENIED})"]
+
 
 def ok(what: str) -> None:
     print(f"ok: {what}", flush=True)
@@ -51,7 +59,7 @@ def text_of(result: types.CallToolResult) -> str:
 def http_server(binary: str, workspace: Path, *extra: str, env: dict[str, str] | None = None):
     """Starts `toolhost serve --http 0` and yields its URL (printed on stderr)."""
     process = subprocess.Popen(
-        [binary, "--workspace", str(workspace), "serve", "--http", "0", *extra],
+        [binary, "--workspace", str(workspace), *GLOBAL_FLAGS, "serve", "--http", "0", *extra],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -72,9 +80,16 @@ def http_server(binary: str, workspace: Path, *extra: str, env: dict[str, str] |
 
 
 @contextlib.asynccontextmanager
-async def connect(binary: str, transport: str, workspace: Path, url: str | None, confirm: bool):
-    """A client session; with `confirm` it declares elicitation and accepts every request."""
+async def connect(
+    binary: str, transport: str, workspace: Path, url: str | None, confirm: bool, notifications: list[str] | None = None
+):
+    """A client session; with `confirm` it declares elicitation and accepts every request.
+    The methods of the notifications it receives go to `notifications`."""
     confirmations: list[str] = []
+
+    async def on_message(message) -> None:
+        if notifications is not None and not isinstance(message, Exception):
+            notifications.append(message.method)
 
     async def accept(_context, params: types.ElicitRequestParams) -> types.ElicitResult:
         confirmations.append(params.message)
@@ -82,13 +97,13 @@ async def connect(binary: str, transport: str, workspace: Path, url: str | None,
 
     callback = accept if confirm else None
     if transport == "stdio":
-        server = StdioServerParameters(command=binary, args=["--workspace", str(workspace), "serve"])
+        server = StdioServerParameters(command=binary, args=["--workspace", str(workspace), *GLOBAL_FLAGS, "serve"])
         streams = stdio_client(server)
     else:
         assert url is not None
         streams = streamable_http_client(url)
     async with streams as (read, write):
-        async with ClientSession(read, write, elicitation_callback=callback) as session:
+        async with ClientSession(read, write, elicitation_callback=callback, message_handler=on_message) as session:
             yield session, confirmations
 
 
@@ -191,10 +206,113 @@ async def tool_calls(binary: str, transport: str, workspace: Path, url: str | No
         check(not (workspace / "refused.txt").exists(), "the refused call wrote nothing")
 
 
+def write_catalog(workspace: Path) -> None:
+    """Two slash commands, a skill with a second file, a file to read and a denied one."""
+    (workspace / ".toolhost/commands").mkdir(parents=True)
+    (workspace / ".toolhost/commands/review.md").write_text(
+        "---\ndescription: Review a file\nargument-hint: [file] [focus]\n---\n"
+        "Review $1 with a focus on $2.\n\nThe guide: @guide.md\n"
+    )
+    (workspace / ".toolhost/commands/note.md").write_text("Take this note: $ARGUMENTS\n")
+    (workspace / ".toolhost/skills/tidy").mkdir(parents=True)
+    (workspace / ".toolhost/skills/tidy/SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidies things up\n---\nTidy $ARGUMENTS, then see checklist.md.\n"
+    )
+    (workspace / ".toolhost/skills/tidy/checklist.md").write_text("- sort\n- trim\n")
+    (workspace / "guide.md").write_text("Be kind and precise.\n")
+    (workspace / DENIED).write_text("the password\n")
+
+
+def prompt_text(result: types.GetPromptResult) -> str:
+    return "\n".join(m.content.text for m in result.messages if isinstance(m.content, types.TextContent))
+
+
+async def prompts_and_resources(binary: str, transport: str, workspace: Path, url: str | None) -> None:
+    notifications: list[str] = []
+    async with connect(binary, transport, workspace, url, confirm=True, notifications=notifications) as (session, _):
+        init = await session.initialize()
+        caps = init.capabilities
+        check(caps.prompts is not None and caps.prompts.list_changed, f"{transport}: prompts.listChanged", caps)
+        check(caps.resources is not None and caps.resources.list_changed, "resources.listChanged", caps)
+        check(caps.completions is not None, "completions are declared", caps)
+        check(caps.logging is None, "no logging capability (deprecated in 2026-07-28)", caps)
+
+        prompts = {prompt.name: prompt for prompt in (await session.list_prompts()).prompts}
+        check({"review", "note", "tidy"} <= set(prompts), "slash commands and skills are prompts", list(prompts))
+        review = prompts["review"]
+        check(review.description == "Review a file", "a command's description", review.description)
+        check([a.name for a in review.arguments or []] == ["file", "focus"], "argument-hint names $1 and $2", review.arguments)
+        check([a.name for a in prompts["note"].arguments or []] == ["arguments"], "$ARGUMENTS is one argument", prompts["note"].arguments)
+
+        got = prompt_text(await session.get_prompt("review", {"file": "src/main.rs", "focus": "error handling"}))
+        check("Review src/main.rs with a focus on error handling." in got, "positional arguments are substituted", got)
+        check('<file path="guide.md">' in got and "Be kind and precise." in got, "@file is read as chat reads it", got)
+        got = prompt_text(await session.get_prompt("note", {"arguments": "buy milk, then bread"}))
+        check(got.strip() == "Take this note: buy milk, then bread", "$ARGUMENTS is the raw string", got)
+        got = prompt_text(await session.get_prompt("tidy", {"arguments": "the README"}))
+        check("Tidy the README, then see checklist.md." in got and "Base directory for this skill:" in got, "a skill's prompt", got)
+        for name, arguments in (("nope", {}), ("review", {"colour": "red"})):
+            try:
+                await session.get_prompt(name, arguments)
+                check(False, f"prompts/get {name} {arguments} is refused")
+            except MCPError as error:
+                check(error.code == -32602, f"prompts/get {name} {arguments}: -32602", error.message)
+
+        resources = {resource.uri: resource for resource in (await session.list_resources()).resources}
+        root = workspace.resolve()
+        guide_uri = f"file://{root}/guide.md"
+        check(guide_uri in resources, "workspace files are resources", list(resources))
+        check(resources[guide_uri].mime_type == "text/markdown", "with a MIME type", resources[guide_uri])
+        check(not any(DENIED in uri for uri in resources), "a denied file is not listed", list(resources))
+        check({"skill://tidy/SKILL.md", "skill://tidy/checklist.md"} <= set(resources), "skill files are resources", list(resources))
+        read = await session.read_resource(guide_uri)
+        check(read.contents[0].text == "Be kind and precise.\n", "a workspace file is read", read)
+        read = await session.read_resource("skill://tidy/checklist.md")
+        check(read.contents[0].text == "- sort\n- trim\n", "a skill file is read", read)
+        for uri in (f"file://{root}/{DENIED}", "file:///etc/passwd", f"file://{root}/../../etc/passwd", "skill://tidy/../../x"):
+            try:
+                result = await session.read_resource(uri)
+                check(False, f"{uri} cannot be read", result)
+            except MCPError as error:
+                check(error.code in (-32002, -32602) and "password" not in error.message, f"{uri} cannot be read", error.message)
+
+        templates = {t.uri_template for t in (await session.list_resource_templates()).resource_templates}
+        file_template = f"file://{root}/{{+path}}"
+        check({file_template, "skill://{skill}/{+path}", "session://{id}"} <= templates, "resource templates", templates)
+
+        async def completions(ref, name: str, value: str, context: dict[str, str] | None = None) -> list[str]:
+            return (await session.complete(ref, {"name": name, "value": value}, context)).completion.values
+
+        files = types.ResourceTemplateReference(uri=file_template)
+        check(await completions(files, "path", "gui") == ["guide.md"], "a template's path completes")
+        check(DENIED not in await completions(files, "path", ""), "a denied file is not completed")
+        skills = types.ResourceTemplateReference(uri="skill://{skill}/{+path}")
+        check(await completions(skills, "skill", "ti") == ["tidy"], "skill names complete")
+        values = await completions(skills, "path", "", {"skill": "tidy"})
+        check(values == ["SKILL.md", "checklist.md"], "a skill's files complete, given the skill", values)
+        values = await completions(types.PromptReference(name="review"), "file", "gu")
+        check(values == ["guide.md"], "a prompt's file argument completes with files", values)
+        try:
+            await completions(types.PromptReference(name="nope"), "x", "")
+            check(False, "completing an unknown prompt is refused")
+        except MCPError as error:
+            check(error.code == -32602, "completing an unknown prompt: -32602", error.message)
+
+        (workspace / ".toolhost/commands/later.md").write_text("Later: $ARGUMENTS\n")
+        for _ in range(100):
+            if "notifications/prompts/list_changed" in notifications:
+                break
+            await anyio.sleep(0.1)
+        check("notifications/prompts/list_changed" in notifications, "a new command file: prompts/list_changed", notifications)
+        check("notifications/resources/list_changed" in notifications, "and resources/list_changed", notifications)
+        names = {prompt.name for prompt in (await session.list_prompts()).prompts}
+        check("later" in names, "the new command is listed", names)
+
+
 async def modern_protocol(binary: str, transport: str, workspace: Path, url: str | None) -> None:
     """The SDK's default `Client` probes `server/discover` and speaks the stateless 2026-07-28."""
     if transport == "stdio":
-        server = StdioServerParameters(command=binary, args=["--workspace", str(workspace), "serve"])
+        server = StdioServerParameters(command=binary, args=["--workspace", str(workspace), *GLOBAL_FLAGS, "serve"])
     else:
         server = url
     async with Client(server) as client:
@@ -261,12 +379,15 @@ def http_safety(binary: str, workspace: Path) -> None:
 async def main(binary: str, transport: str) -> None:
     with tempfile.TemporaryDirectory() as directory:
         workspace = Path(directory)
+        write_catalog(workspace)
         if transport == "stdio":
             await tool_calls(binary, transport, workspace, None)
+            await prompts_and_resources(binary, transport, workspace, None)
             await modern_protocol(binary, transport, workspace, None)
         else:
             with http_server(binary, workspace) as url:
                 await tool_calls(binary, transport, workspace, url)
+                await prompts_and_resources(binary, transport, workspace, url)
                 await modern_protocol(binary, transport, workspace, url)
             http_safety(binary, workspace)
     print(f"python sdk over {transport}: all checks passed", flush=True)

@@ -27,7 +27,7 @@ use toolhost_config::claude_tools::toolhost_entry;
 
 use crate::front_matter::{self, FrontMatterError, StringOrList};
 
-pub use expand::{ExpandError, Expansion, Piece, parse_template, split_arguments};
+pub use expand::{ExpandError, Expansion, Piece, expand, parse_template, split_arguments};
 
 /// How deep sub-folders of a commands folder are looked into.
 const MAX_COMMAND_DEPTH: usize = 8;

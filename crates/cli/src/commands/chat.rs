@@ -253,6 +253,9 @@ pub(crate) async fn slash_command(
                 "  {:<26} a slash command file (.toolhost/commands/, .claude/commands/, ~/…)",
                 "/NAME [ARGS]"
             ));
+            for (usage, what) in session.mcp_prompt_commands().await {
+                lines.push(format!("  {usage:<26} {what} (MCP prompt)"));
+            }
             lines.join("\n")
         }
         ChatInput::Model(None) => {

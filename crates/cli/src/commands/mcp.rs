@@ -12,6 +12,8 @@ use toolhost_config::{AgentConfig, Config};
 use toolhost_core::Tool as _;
 use toolhost_mcp::{McpClients, McpServerConfig, McpTransport};
 
+use super::mcp_login::LoginArgs;
+
 /// `toolhost mcp …`.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
@@ -38,6 +40,14 @@ pub enum McpCommand {
     /// Start one server (even a disabled one), list its tools and stop it (`--agent NAME`:
     /// one of that agent's direct servers).
     Test {
+        /// The server's name.
+        name: String,
+    },
+    /// Log in to a remote server with OAuth (a browser, or `--no-browser` to paste the
+    /// redirect back); the tokens are kept in ~/.toolhost/mcp-oauth.json.
+    Login(LoginArgs),
+    /// Delete the OAuth tokens of a remote server.
+    Logout {
         /// The server's name.
         name: String,
     },
@@ -112,7 +122,10 @@ pub async fn run(
             }
             let user = config.mcp_servers.values().map(|server| (None, server));
             for (owner, server) in user.chain(direct) {
-                let state = if server.enabled { "" } else { "  (disabled)" };
+                let mut state = if server.enabled { "" } else { "  (disabled)" }.to_owned();
+                if let Some(auth) = super::mcp_login::auth_state(server) {
+                    state.push_str(&format!("  [{auth}]"));
+                }
                 let owner = owner
                     .map(|agent| format!(" (agent {agent})"))
                     .unwrap_or_default();
@@ -159,6 +172,11 @@ pub async fn run(
             }
             Ok(ExitCode::SUCCESS)
         }
+        McpCommand::Login(args) => {
+            let server = find(config, agent, args.name())?.clone();
+            super::mcp_login::run_login(&server, args).await
+        }
+        McpCommand::Logout { name } => super::mcp_login::run_logout(find(config, agent, &name)?),
         McpCommand::Add(args) => add(&config_file(workspace), args),
         McpCommand::Remove { name } => remove(&config_file(workspace), config, &name),
         McpCommand::Test { name } => {

@@ -11,6 +11,7 @@ mod doctor_check;
 mod doctor_remote;
 pub mod init;
 pub mod mcp;
+pub mod mcp_login;
 pub mod run;
 pub mod serve;
 pub mod sessions;

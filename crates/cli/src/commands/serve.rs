@@ -2,7 +2,7 @@
 //! HTTP (`--http`).
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -10,6 +10,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 use toolhost_agent::Permissions;
 use toolhost_agent::offered_registry::OfferedRegistry;
+use toolhost_agent::served_catalog::WorkspaceCatalog;
 use toolhost_agent::tool_set::{ToolSet, ToolSetBuilder};
 use toolhost_config::{AgentConfig, Config};
 use toolhost_core::deferral::{DEFAULT_DEFER_THRESHOLD_TOKENS, DeferralPolicy};
@@ -115,6 +116,8 @@ async fn serve(
         registry,
         custom,
         mcp,
+        skills,
+        commands,
         ..
     } = tokio::select! {
         built = building => built?,
@@ -134,7 +137,20 @@ async fn serve(
     let keep = Arc::clone(&served);
     mcp.keep_in_sync(Arc::clone(&registry), move |spec| keep(spec));
     tokio::spawn(reload_custom_tools(custom, Arc::clone(&registry), served));
-    let mut server = McpServer::new(registry).with_prompts(prompts);
+    // Prompts (slash commands, skills), resources (files, skill files, sessions) and
+    // completions, read and expanded through the served registry's permissions.
+    let catalog = Arc::new(WorkspaceCatalog::new(
+        workspace,
+        std::env::var_os("HOME").map(PathBuf::from),
+        config,
+        Arc::clone(&registry),
+        Arc::clone(permissions.policy()),
+        (commands, skills),
+    ));
+    catalog.watch();
+    let mut server = McpServer::new(registry)
+        .with_prompts(prompts)
+        .with_catalog(catalog);
     if args.defer_tools {
         let threshold = config
             .tools

@@ -152,13 +152,13 @@ impl ServerConnection {
                 "the MCP server '{}' cannot be reached for '{tool}': {}. toolhost connects \
                  anew on the next call",
                 self.name(),
-                transport_reason(other),
+                transport_reason(self.name(), other),
             ))),
             other => ToolError::new(format!(
                 "the MCP server '{}' failed during '{tool}': {}{}. toolhost restarts it on \
                  the next call",
                 self.name(),
-                transport_reason(other),
+                transport_reason(self.name(), other),
                 self.last_words.describe()
             ))
             .into(),
@@ -201,7 +201,7 @@ fn never_sent(error: &ServiceError) -> bool {
 
 /// What went wrong with the transport, in a line: the cause reqwest holds several sources
 /// down (refused, reset, a certificate) rather than rmcp's debug form of it.
-fn transport_reason(error: &ServiceError) -> String {
+fn transport_reason(server: &str, error: &ServiceError) -> String {
     match error {
         ServiceError::TransportSend(error) => {
             match error
@@ -209,6 +209,16 @@ fn transport_reason(error: &ServiceError) -> String {
                 .downcast_ref::<StreamableHttpError<reqwest::Error>>()
             {
                 Some(StreamableHttpError::Client(client)) => chain(client),
+                // rmcp already refreshed the token once and sent the request again.
+                Some(StreamableHttpError::AuthRequired(_)) => format!(
+                    "it refused the OAuth token (401) even after a refresh: run \
+                     `toolhost mcp login {server}`"
+                ),
+                Some(StreamableHttpError::InsufficientScope(scope)) => format!(
+                    "the OAuth token lacks a scope it needs (403 insufficient_scope: {}): run \
+                     `toolhost mcp login {server}` to grant it",
+                    scope.www_authenticate_header
+                ),
                 _ => chain(error.error.as_ref()),
             }
         }

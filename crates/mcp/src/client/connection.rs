@@ -216,8 +216,14 @@ impl ServerConnection {
                 headers,
                 bearer_token_env,
             } => Ok(Session {
-                service: remote::connect_http(events, url, headers, bearer_token_env.as_deref())
-                    .await?,
+                service: remote::connect_http(
+                    events,
+                    self.name(),
+                    url,
+                    headers,
+                    bearer_token_env.as_deref(),
+                )
+                .await?,
                 group: None,
             }),
             McpTransport::InProcess => {

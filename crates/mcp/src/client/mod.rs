@@ -25,6 +25,8 @@ pub mod convert;
 mod events;
 mod http_session;
 pub mod naming;
+pub mod oauth;
+mod prompts;
 mod remote;
 mod report;
 mod resources;
@@ -40,6 +42,7 @@ pub use config::{
 pub use connection::MAX_RESTART_BACKOFF;
 pub use events::STDERR_TAIL_LINES;
 pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
+pub use prompts::McpPrompt;
 pub use resources::{McpResourceTool, resource_tools};
 pub use sse::MAX_SSE_EVENT_BYTES;
 pub use tool::McpTool;

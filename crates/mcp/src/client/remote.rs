@@ -10,9 +10,12 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::time::Instant;
 
+use rmcp::transport::auth::AuthClient;
+
 use super::config::{McpServerConfig, McpTransport};
 use super::events::{ClientEvents, LastWords};
 use super::http_session::StaleSessionAware;
+use super::oauth;
 use super::session::Service;
 use super::sse::{SseClientTransport, chain, http_url};
 
@@ -67,8 +70,11 @@ pub(super) fn request_headers(
 
 /// A Streamable HTTP session. rmcp's client follows same-origin 307/308 redirects only, and
 /// starts a new session when the server no longer knows this one ([`StaleSessionAware`]).
+/// With OAuth credentials from `toolhost mcp login` for `url`, every request carries the
+/// access token, refreshed before it expires; a 401 refreshes once, then says to log in again.
 pub(super) async fn connect_http(
     events: ClientEvents,
+    name: &str,
     url: &str,
     headers: &BTreeMap<String, String>,
     bearer_token_env: Option<&str>,
@@ -86,14 +92,24 @@ pub(super) async fn connect_http(
         }
         custom.insert(name, value);
     }
-    let transport = StreamableHttpClientTransport::with_client(
-        StaleSessionAware::new()?,
-        config.custom_headers(custom),
-    );
-    events
-        .serve(transport)
-        .await
-        .map_err(|error| connect_error(url, &error))
+    let config = config.custom_headers(custom);
+    let served = match oauth::authorized_manager(url).await? {
+        Some(manager) => {
+            let client = AuthClient::new(StaleSessionAware::new()?, manager);
+            events
+                .serve(StreamableHttpClientTransport::with_client(client, config))
+                .await
+        }
+        None => {
+            events
+                .serve(StreamableHttpClientTransport::with_client(
+                    StaleSessionAware::new()?,
+                    config,
+                ))
+                .await
+        }
+    };
+    served.map_err(|error| connect_error(name, url, &error))
 }
 
 /// A legacy HTTP+SSE session; waits for the `endpoint` event until `deadline`.
@@ -130,7 +146,7 @@ pub(super) async fn connect_sse(
 
 /// Why a Streamable HTTP server could not be reached, with the cause rmcp's message leaves
 /// out (the transport error holds it several sources down: refused, a certificate …).
-fn connect_error(url: &str, error: &rmcp::service::ClientInitializeError) -> String {
+fn connect_error(name: &str, url: &str, error: &rmcp::service::ClientInitializeError) -> String {
     match error {
         rmcp::service::ClientInitializeError::TransportError { error, context } => {
             use rmcp::transport::streamable_http_client::StreamableHttpError;
@@ -140,6 +156,15 @@ fn connect_error(url: &str, error: &rmcp::service::ClientInitializeError) -> Str
                 .downcast_ref::<StreamableHttpError<reqwest::Error>>()
             {
                 Some(StreamableHttpError::Client(client)) => chain(client),
+                Some(StreamableHttpError::AuthRequired(_)) => {
+                    return oauth::login_needed(name, url);
+                }
+                Some(StreamableHttpError::InsufficientScope(_)) => {
+                    return format!(
+                        "{url} refused the token for want of a scope (403 insufficient_scope): \
+                         run `toolhost mcp login {name}` to grant it"
+                    );
+                }
                 _ => chain(error.error.as_ref()),
             };
             format!("cannot connect to {url}: {reason} (when {context})")

@@ -12,6 +12,7 @@
 //! tool can still be called by name at any time.
 
 pub mod approval;
+pub mod catalog;
 pub mod convert;
 pub mod hang_up;
 pub mod http;
@@ -23,8 +24,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _};
@@ -35,6 +39,7 @@ use toolhost_core::{CallOptions, SessionInfo, ToolRegistry};
 
 use crate::error::ServeError;
 use approval::ClientPrompts;
+use catalog::ServedCatalog;
 use convert::{call_result_from, tool_from_spec};
 use progress::ProgressForwarder;
 use typed_calls::TypedCallTransport;
@@ -51,6 +56,8 @@ pub struct McpServer {
     sessions: Arc<AtomicU64>,
     /// What each session loaded, when tools are deferred.
     deferred: Option<Arc<SessionLoads>>,
+    /// The prompts, resources and completions offered besides the tools.
+    catalog: Option<Arc<dyn ServedCatalog>>,
 }
 
 impl McpServer {
@@ -63,7 +70,16 @@ impl McpServer {
             instructions: None,
             sessions: Arc::new(AtomicU64::new(0)),
             deferred: None,
+            catalog: None,
         }
+    }
+
+    /// The same server, offering `catalog`'s prompts, resources and completions (and
+    /// declaring the three capabilities, with `listChanged`).
+    #[must_use]
+    pub fn with_catalog(mut self, catalog: Arc<dyn ServedCatalog>) -> Self {
+        self.catalog = Some(catalog);
+        self
     }
 
     /// The same server, deferring what `policy` defers of the registry's tools now: they are
@@ -195,6 +211,45 @@ impl McpSession {
         &self.state.id
     }
 
+    /// The catalog, or the "method not found" a server without one answers for `M`.
+    fn catalog<M: rmcp::model::ConstString>(&self) -> Result<&dyn ServedCatalog, ErrorData> {
+        self.server
+            .catalog
+            .as_deref()
+            .ok_or_else(ErrorData::method_not_found::<M>)
+    }
+
+    /// Sends `notifications/prompts/list_changed` and `notifications/resources/list_changed`
+    /// whenever the catalog says it changed, until the connection closes.
+    fn watch_catalog(&self, peer: rmcp::Peer<RoleServer>) {
+        let Some(mut changes) = self
+            .server
+            .catalog
+            .as_ref()
+            .and_then(|catalog| catalog.subscribe_changes())
+        else {
+            return;
+        };
+        changes.mark_unchanged();
+        let closed = self.state.closed.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = closed.cancelled() => return,
+                    changed = changes.changed() => if changed.is_err() { return },
+                }
+                let sent = match peer.notify_prompt_list_changed().await {
+                    Ok(()) => peer.notify_resource_list_changed().await,
+                    Err(error) => Err(error),
+                };
+                if let Err(error) = sent {
+                    tracing::debug!("prompts/resources list_changed not delivered: {error}");
+                    return;
+                }
+            }
+        });
+    }
+
     /// Sends `notifications/tools/list_changed` whenever the registry changes, or the session
     /// loads deferred tools, until the connection closes.
     fn watch_tool_list(&self, peer: rmcp::Peer<RoleServer>) {
@@ -238,10 +293,22 @@ impl McpSession {
 
 impl ServerHandler for McpSession {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
+        let capabilities = if self.server.catalog.is_some() {
+            ServerCapabilities::builder()
+                .enable_completions()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_resources()
+                .enable_resources_list_changed()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        };
         let mut info = ServerConfig::new(capabilities);
         info.server_info =
             Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")).with_title("toolhost");
@@ -261,7 +328,70 @@ impl ServerHandler for McpSession {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         tracing::info!(session = %self.state.id, "client initialized");
+        self.watch_catalog(context.peer.clone());
         self.watch_tool_list(context.peer);
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(catalog::prompts_page(
+            self.catalog::<rmcp::model::ListPromptsRequestMethod>()?,
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let catalog = self.catalog::<rmcp::model::GetPromptRequestMethod>()?;
+        let options = CallOptions {
+            cancel: context.ct.clone(),
+            session: Arc::clone(&self.state.session),
+            ..CallOptions::default()
+        };
+        catalog::get_prompt(catalog, &request.name, request.arguments, options)
+            .await
+            .map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let catalog = self.catalog::<rmcp::model::ListResourcesRequestMethod>()?;
+        catalog::resources_page(catalog, request).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let catalog = self.catalog::<rmcp::model::ListResourceTemplatesRequestMethod>()?;
+        Ok(catalog::templates_page(catalog))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let catalog = self.catalog::<rmcp::model::ReadResourceRequestMethod>()?;
+        catalog.read_resource(&request.uri).await.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let catalog = self.catalog::<rmcp::model::CompleteRequestMethod>()?;
+        catalog::complete(catalog, request).await
     }
 
     async fn list_tools(

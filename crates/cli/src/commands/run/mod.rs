@@ -26,6 +26,7 @@ use toolhost_session::views;
 use crate::EXIT_USAGE;
 use crate::approval;
 use output::{EventWriter, OutputFormat, RunInfo, RunTimes};
+use toolhost_agent::mcp_prompts::expand_mcp_prompt_line;
 
 // Arguments of `toolhost run` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
@@ -149,6 +150,17 @@ async fn run_agent(
         }
         Err(error) => return Err(error.into()),
     };
+    // `/mcp__<server>__<prompt> args`: the server's prompt, filled in, is the message.
+    let prompt =
+        match expand_mcp_prompt_line(&prompt, &assembled.tools.mcp, permissions.policy()).await {
+            None => prompt,
+            Some(Ok(text)) => text,
+            Some(Err(error)) => {
+                assembled.tools.mcp.shutdown().await;
+                eprintln!("error: {error}");
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        };
     let mut agent = assembled.agent;
     let mut messages = Vec::new();
     let recorded = match opening {

@@ -1,0 +1,141 @@
+//! `toolhost mcp login NAME` and `toolhost mcp logout NAME`: OAuth for a remote server (the
+//! flow is `toolhost_mcp::client::oauth`), and the auth state `mcp list` shows.
+
+use std::io::BufRead as _;
+use std::process::ExitCode;
+
+use clap::Args;
+use toolhost_mcp::client::oauth::login::{LoginOptions, login};
+use toolhost_mcp::client::oauth::store::{FileCredentialStore, describe};
+use toolhost_mcp::{McpServerConfig, McpTransport};
+
+// Arguments of `toolhost mcp login` (a plain comment: see `Command` in main.rs).
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The server's name.
+    name: String,
+    /// Do not open a browser: print the authorization URL, and read back the address the
+    /// browser was sent to (paste it from the address bar).
+    #[arg(long)]
+    no_browser: bool,
+    /// The port on 127.0.0.1 of the callback server (default: any free port).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    callback_port: u16,
+    /// The redirect URI to use instead of http://127.0.0.1:PORT/callback (one a static client
+    /// registered); its port is listened on.
+    #[arg(long, value_name = "URL")]
+    callback_url: Option<String>,
+    /// A client registered with the authorization server beforehand (no registration).
+    #[arg(long, value_name = "ID")]
+    client_id: Option<String>,
+    /// The environment variable holding that client's secret.
+    #[arg(long, value_name = "VAR", requires = "client_id")]
+    client_secret_env: Option<String>,
+    /// The HTTPS URL of a client-id metadata document, used when the authorization server
+    /// supports them (before dynamic registration).
+    #[arg(long, value_name = "URL")]
+    client_metadata_url: Option<String>,
+    /// A scope to ask for (repeatable); default: what the server's metadata suggests.
+    #[arg(long, value_name = "SCOPE")]
+    scope: Vec<String>,
+}
+
+impl LoginArgs {
+    /// The server named.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// `mcp login`.
+pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Result<ExitCode> {
+    let url = remote_url(server)?;
+    let store = user_store(url)?;
+    let client_secret = match &args.client_secret_env {
+        Some(variable) => Some(std::env::var(variable).map_err(|_| {
+            anyhow::anyhow!("--client-secret-env: the environment variable {variable} is not set")
+        })?),
+        None => None,
+    };
+    let options = LoginOptions {
+        open_browser: !args.no_browser,
+        callback_port: args.callback_port,
+        callback_url: args.callback_url,
+        client_id: args.client_id,
+        client_secret,
+        client_metadata_url: args.client_metadata_url,
+        scopes: args.scope,
+    };
+    let no_browser = args.no_browser;
+    let say = move |authorize: &str| {
+        if no_browser {
+            println!("Open this address in a browser and log in:\n\n  {authorize}\n");
+            println!(
+                "Then paste here the address the browser ends on (it starts with the callback URL):"
+            );
+        } else {
+            println!(
+                "Opening the browser to log in; if it does not open, visit:\n\n  {authorize}\n"
+            );
+        }
+    };
+    let paste = || {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).ok()?;
+        Some(line)
+    };
+    match login(url, store, options, say, paste).await {
+        Ok(issuer) => {
+            println!("Logged in to {} ({url}) with {issuer}.", args.name);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// `mcp logout`.
+pub fn run_logout(server: &McpServerConfig) -> anyhow::Result<ExitCode> {
+    let url = remote_url(server)?;
+    let removed = user_store(url)?.remove().map_err(anyhow::Error::msg)?;
+    if removed {
+        println!(
+            "Logged out of {} ({url}): its tokens are deleted.",
+            server.name
+        );
+    } else {
+        println!("{} ({url}) had no stored login.", server.name);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The auth state of a remote server for `mcp list`: `None` for a stdio server.
+pub fn auth_state(server: &McpServerConfig) -> Option<String> {
+    let McpTransport::Http { url, .. } = &server.transport else {
+        return None;
+    };
+    let state = match FileCredentialStore::for_user(url).map(|store| store.read()) {
+        Some(Ok(Some(credentials))) => format!("oauth: {}", describe(&credentials)),
+        Some(Ok(None)) | None => "oauth: not logged in".to_owned(),
+        Some(Err(error)) => format!("oauth: {error}"),
+    };
+    Some(state)
+}
+
+fn remote_url(server: &McpServerConfig) -> anyhow::Result<&str> {
+    match &server.transport {
+        McpTransport::Http { url, .. } => Ok(url),
+        _ => anyhow::bail!(
+            "'{}' is a {} server: OAuth logins are for Streamable HTTP servers (url = …)",
+            server.name,
+            server.transport.kind()
+        ),
+    }
+}
+
+fn user_store(url: &str) -> anyhow::Result<FileCredentialStore> {
+    FileCredentialStore::for_user(url)
+        .ok_or_else(|| anyhow::anyhow!("HOME is not set: there is nowhere to keep the tokens"))
+}

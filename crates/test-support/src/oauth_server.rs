@@ -1,0 +1,417 @@
+//! An OAuth 2.1 authorization server and the MCP server it protects, on 127.0.0.1, for the
+//! tests of `toolhost mcp login` (on its own thread and runtime; it stops when dropped).
+//!
+//! - `/.well-known/oauth-protected-resource`: the resource (`BASE/mcp`) and its authorization
+//!   server (`BASE`);
+//! - `/.well-known/oauth-authorization-server`: metadata (PKCE S256 only; a registration
+//!   endpoint unless [`OAuthServerOptions::registration`] is off);
+//! - `/register`: dynamic client registration; `/authorize`: approves at once, redirecting
+//!   with `code`, `state` and `iss` (a wrong one with [`OAuthServerOptions::wrong_iss`]);
+//!   `/token`: the authorization-code grant (the PKCE verifier checked) and the refresh
+//!   grant (the refresh token rotated, the old one then refused with `invalid_grant`);
+//! - `/mcp`: a tiny MCP server (JSON answers) with one tool, `whoami`, reached only with a
+//!   valid access token (401 and a `WWW-Authenticate` naming the metadata otherwise); a call
+//!   needs the scope [`OAuthServerOptions::call_scope`] when set (403 `insufficient_scope`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::Response;
+use base64::Engine as _;
+use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
+
+use crate::static_server::ThreadServer;
+
+/// How the server behaves.
+#[derive(Clone, Debug)]
+pub struct OAuthServerOptions {
+    /// Whether `/register` (dynamic registration) is offered.
+    pub registration: bool,
+    /// A client registered beforehand: id and secret.
+    pub static_client: Option<(String, String)>,
+    /// Redirect with an `iss` that is not this server's.
+    pub wrong_iss: bool,
+    /// Seconds an access token lives.
+    pub access_lifetime_secs: u64,
+    /// The scope a tools/call needs (403 `insufficient_scope` without it).
+    pub call_scope: Option<String>,
+}
+
+impl Default for OAuthServerOptions {
+    fn default() -> Self {
+        Self {
+            registration: true,
+            static_client: None,
+            wrong_iss: false,
+            access_lifetime_secs: 3600,
+            call_scope: None,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Grants {
+    clients: BTreeSet<String>,
+    /// code → (client, challenge, scope)
+    codes: BTreeMap<String, (String, String, String)>,
+    /// access token → scope
+    access: BTreeMap<String, String>,
+    /// refresh token → scope
+    refresh: BTreeMap<String, String>,
+    issued: u64,
+    refresh_grants: u64,
+    registrations: u64,
+}
+
+struct Shared {
+    base: String,
+    options: OAuthServerOptions,
+    grants: Mutex<Grants>,
+}
+
+/// The running servers.
+pub struct OAuthServer {
+    shared: Arc<Shared>,
+    _server: ThreadServer,
+}
+
+impl OAuthServer {
+    /// Starts both servers on one free port.
+    pub fn start(options: OAuthServerOptions) -> Self {
+        let mut grants = Grants::default();
+        if let Some((id, _)) = &options.static_client {
+            grants.clients.insert(id.clone());
+        }
+        let mut shared = None;
+        let server = ThreadServer::start(|address| {
+            let state = Arc::new(Shared {
+                base: format!("http://{address}"),
+                options,
+                grants: Mutex::new(grants),
+            });
+            shared = Some(Arc::clone(&state));
+            axum::Router::new().fallback(route).with_state(state)
+        });
+        let Some(shared) = shared else {
+            panic!("the OAuth server's state was not made");
+        };
+        Self {
+            shared,
+            _server: server,
+        }
+    }
+
+    /// The MCP server's URL (`BASE/mcp`).
+    pub fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.shared.base)
+    }
+
+    /// The issuer (`BASE`).
+    pub fn issuer(&self) -> String {
+        self.shared.base.clone()
+    }
+
+    /// How many refresh grants were answered with new tokens.
+    pub fn refresh_grants(&self) -> u64 {
+        self.grants().refresh_grants
+    }
+
+    /// How many clients registered dynamically.
+    pub fn registrations(&self) -> u64 {
+        self.grants().registrations
+    }
+
+    /// Revokes every token, as a server that forgot them would.
+    pub fn revoke_everything(&self) {
+        let mut grants = self.grants();
+        grants.access.clear();
+        grants.refresh.clear();
+    }
+
+    /// What a browser does with the authorization URL: the `Location` it is sent to.
+    pub fn browse(&self, authorize_url: &str) -> String {
+        use std::io::{Read as _, Write as _};
+        let rest = authorize_url
+            .strip_prefix("http://")
+            .unwrap_or_else(|| panic!("not an http URL: {authorize_url}"));
+        let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let mut stream = std::net::TcpStream::connect(host)
+            .unwrap_or_else(|error| panic!("cannot reach {host}: {error}"));
+        write!(
+            stream,
+            "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap_or_else(|error| panic!("cannot send: {error}"));
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .unwrap_or_else(|error| panic!("cannot read: {error}"));
+        answer
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("location")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no redirect from {authorize_url}: {answer}"))
+    }
+
+    fn grants(&self) -> std::sync::MutexGuard<'_, Grants> {
+        self.shared
+            .grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+async fn route(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let base = &shared.base;
+    let query = pairs(uri.query().unwrap_or("").as_bytes());
+    match (method.as_str(), uri.path()) {
+        ("GET", path) if path.starts_with("/.well-known/oauth-protected-resource") => json_answer(
+            StatusCode::OK,
+            &json!({"resource": format!("{base}/mcp"), "authorization_servers": [base],
+                    "scopes_supported": ["mcp", "admin"], "bearer_methods_supported": ["header"]}),
+        ),
+        ("GET", path) if path.starts_with("/.well-known/oauth-authorization-server") => {
+            let mut metadata = json!({
+                "issuer": base,
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "response_types_supported": ["code"],
+                "grant_types_supported": ["authorization_code", "refresh_token"],
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+                "scopes_supported": ["mcp", "admin"],
+                "authorization_response_iss_parameter_supported": true,
+            });
+            if shared.options.registration {
+                metadata["registration_endpoint"] = json!(format!("{base}/register"));
+            }
+            json_answer(StatusCode::OK, &metadata)
+        }
+        ("POST", "/register") if shared.options.registration => {
+            let asked: Value = serde_json::from_slice(&body).unwrap_or_default();
+            let mut grants = lock(&shared);
+            grants.registrations += 1;
+            let id = format!("dynamic-{}", grants.registrations);
+            grants.clients.insert(id.clone());
+            json_answer(
+                StatusCode::CREATED,
+                &json!({"client_id": id, "redirect_uris": asked["redirect_uris"],
+                        "token_endpoint_auth_method": "none"}),
+            )
+        }
+        ("GET", "/authorize") => authorize(&shared, &query),
+        ("POST", "/token") => token(&shared, &headers, &pairs(&body)),
+        (_, "/mcp") => mcp(&shared, &method, &headers, &body),
+        _ => plain(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+fn authorize(shared: &Shared, query: &BTreeMap<String, String>) -> Response {
+    let field = |key: &str| query.get(key).cloned().unwrap_or_default();
+    let mut grants = lock(shared);
+    if !grants.clients.contains(&field("client_id")) {
+        return plain(StatusCode::BAD_REQUEST, "unknown client_id");
+    }
+    if field("code_challenge_method") != "S256" || field("code_challenge").is_empty() {
+        return plain(StatusCode::BAD_REQUEST, "PKCE S256 is required");
+    }
+    grants.issued += 1;
+    let code = format!("code-{}", grants.issued);
+    grants.codes.insert(
+        code.clone(),
+        (field("client_id"), field("code_challenge"), field("scope")),
+    );
+    let iss = if shared.options.wrong_iss {
+        "http://issuer.invalid".to_owned()
+    } else {
+        shared.base.clone()
+    };
+    let location = format!(
+        "{}?code={code}&state={}&iss={}",
+        field("redirect_uri"),
+        encode(&field("state")),
+        encode(&iss)
+    );
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::FOUND;
+    if let Ok(value) = location.parse() {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) -> Response {
+    let field = |key: &str| form.get(key).cloned().unwrap_or_default();
+    let mut grants = lock(shared);
+    let scope = match field("grant_type").as_str() {
+        "authorization_code" => {
+            let Some((client, challenge, scope)) = grants.codes.remove(&field("code")) else {
+                return oauth_error("invalid_grant");
+            };
+            let verifier = Sha256::digest(field("code_verifier").as_bytes());
+            let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(verifier);
+            if computed != challenge {
+                return oauth_error("invalid_grant");
+            }
+            if let Some((id, secret)) = &shared.options.static_client
+                && *id == client
+                && !secret_given(headers, form, id, secret)
+            {
+                return oauth_error("invalid_client");
+            }
+            scope
+        }
+        "refresh_token" => {
+            let Some(scope) = grants.refresh.remove(&field("refresh_token")) else {
+                return oauth_error("invalid_grant");
+            };
+            grants.refresh_grants += 1;
+            scope
+        }
+        _ => return oauth_error("unsupported_grant_type"),
+    };
+    grants.issued += 1;
+    let access = format!("access-{}", grants.issued);
+    let refresh = format!("refresh-{}", grants.issued);
+    grants.access.insert(access.clone(), scope.clone());
+    grants.refresh.insert(refresh.clone(), scope.clone());
+    json_answer(
+        StatusCode::OK,
+        &json!({"access_token": access, "token_type": "Bearer", "refresh_token": refresh,
+                "expires_in": shared.options.access_lifetime_secs, "scope": scope}),
+    )
+}
+
+fn secret_given(
+    headers: &HeaderMap,
+    form: &BTreeMap<String, String>,
+    id: &str,
+    secret: &str,
+) -> bool {
+    if form
+        .get("client_secret")
+        .is_some_and(|given| given == secret)
+    {
+        return true;
+    }
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value == format!("Basic {basic}"))
+}
+
+fn mcp(shared: &Shared, method: &Method, headers: &HeaderMap, body: &[u8]) -> Response {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .unwrap_or("");
+    let scope = lock(shared).access.get(token).cloned();
+    let Some(scope) = scope else {
+        let challenge = format!(
+            "Bearer error=\"invalid_token\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+            shared.base
+        );
+        let mut response = plain(StatusCode::UNAUTHORIZED, "a valid bearer token is needed");
+        if let Ok(value) = challenge.parse() {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        return response;
+    };
+    if method != Method::POST {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "POST only");
+    }
+    let message: Value = serde_json::from_slice(body).unwrap_or_default();
+    let Some(id) = message.get("id").cloned() else {
+        return plain(StatusCode::ACCEPTED, "");
+    };
+    let result = match message["method"].as_str().unwrap_or("") {
+        "initialize" => json!({
+            "protocolVersion": message["params"]["protocolVersion"].as_str().unwrap_or("2025-06-18"),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "protected", "version": "1.0.0"}
+        }),
+        "tools/list" => {
+            json!({"tools": [{"name": "whoami", "description": "Says which token called.",
+                                          "inputSchema": {"type": "object", "properties": {}}}]})
+        }
+        "tools/call" => {
+            if let Some(needed) = &shared.options.call_scope
+                && !scope.split_whitespace().any(|granted| granted == needed)
+            {
+                let challenge = format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+                    shared.base
+                );
+                let mut response = plain(StatusCode::FORBIDDEN, "insufficient scope");
+                if let Ok(value) = challenge.parse() {
+                    response
+                        .headers_mut()
+                        .insert(header::WWW_AUTHENTICATE, value);
+                }
+                return response;
+            }
+            json!({"content": [{"type": "text", "text": format!("called with {token}")}]})
+        }
+        "ping" => json!({}),
+        other => {
+            return json_answer(
+                StatusCode::OK,
+                &json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": -32601, "message": format!("no method {other}")}}),
+            );
+        }
+    };
+    json_answer(
+        StatusCode::OK,
+        &json!({"jsonrpc": "2.0", "id": id, "result": result}),
+    )
+}
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Grants> {
+    shared.grants.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn pairs(bytes: &[u8]) -> BTreeMap<String, String> {
+    url::form_urlencoded::parse(bytes).into_owned().collect()
+}
+
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+fn oauth_error(error: &str) -> Response {
+    json_answer(StatusCode::BAD_REQUEST, &json!({"error": error}))
+}
+
+fn json_answer(status: StatusCode, value: &Value) -> Response {
+    let mut response = Response::new(Body::from(value.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
+}
