@@ -135,7 +135,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     // Each ACP session loads the configuration of the editor's folder: nothing to load here,
     // and `initialize` is answered sooner.
-    if let Command::Acp(args) = cli.command {
+    if let Command::Acp(args) = command {
         return commands::acp::run(
             &workspace,
             cli.config.as_deref(),
