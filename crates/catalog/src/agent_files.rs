@@ -153,7 +153,7 @@ pub fn read_agent_files(
 }
 
 /// The `.md` files below `folder`, hidden ones and folders left out.
-fn markdown_files(folder: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+pub(crate) fn markdown_files(folder: &Path, depth: usize, files: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };

@@ -76,6 +76,9 @@ enum Command {
     /// The agent definitions (sub-agents): list, show.
     #[command(subcommand)]
     Agents(commands::agents::AgentsCommand),
+    /// Claude Code plugins: list, install, remove, approve, marketplace.
+    #[command(subcommand)]
+    Plugins(commands::plugins::PluginsCommand),
 }
 
 /// Exit status for a usage error (bad flags, arguments that are not JSON, a bad config).
@@ -206,6 +209,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => commands::serve::run(&workspace, &config, &agent()?, args),
         Command::Mcp(command) => {
             runtime()?.block_on(commands::mcp::run(&workspace, &config, &agent()?, command))
+        }
+        Command::Plugins(command) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            commands::plugins::run(home.as_deref(), &config, command)
         }
         Command::Skills(command) => {
             let home = std::env::var_os("HOME").map(PathBuf::from);

@@ -156,45 +156,120 @@ impl Config {
         }
     }
 
+    /// Adds `hook` to the hooks of `event`.
+    pub fn add_hook(&mut self, event: HookEvent, hook: HookCommand) {
+        match event {
+            HookEvent::PreToolUse => self.hooks.pre_tool_use.push(hook),
+            HookEvent::PostToolUse => self.hooks.post_tool_use.push(hook),
+            HookEvent::PreCompact => self.hooks.pre_compact.push(hook),
+        }
+    }
+
     fn merge_claude_hooks(
         &mut self,
         event: &str,
         groups: Vec<ClaudeHookGroup>,
         at: &dyn Fn(&str) -> String,
     ) {
-        let origin = at(event);
-        let target = match event {
-            "PreToolUse" => &mut self.hooks.pre_tool_use,
-            "PostToolUse" => &mut self.hooks.post_tool_use,
-            "PreCompact" => &mut self.hooks.pre_compact,
-            _ => {
-                self.warnings.push(format!(
+        let (hooks, problems) = event_hooks(event, groups, at);
+        for (event, hook) in hooks {
+            self.add_hook(event, hook);
+        }
+        self.warnings.extend(problems);
+    }
+}
+
+/// The events toolhost runs hooks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookEvent {
+    /// Before the permission decision of a call.
+    PreToolUse,
+    /// After a call.
+    PostToolUse,
+    /// Before a conversation is compacted.
+    PreCompact,
+}
+
+impl HookEvent {
+    /// Its name as the files write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PreToolUse => "PreToolUse",
+            Self::PostToolUse => "PostToolUse",
+            Self::PreCompact => "PreCompact",
+        }
+    }
+}
+
+/// The command hooks of a Claude Code `hooks` object (`{"PreToolUse": [{"matcher": …,
+/// "hooks": [{"type": "command", "command": …}]}]}`, as settings files and plugins'
+/// `hooks/hooks.json` write it), and a warning for each one left out. `at(text)` names where
+/// `text` is written (`path:line`).
+pub fn claude_hooks(
+    hooks: serde_json::Value,
+    at: &dyn Fn(&str) -> String,
+) -> (Vec<(HookEvent, HookCommand)>, Vec<String>) {
+    let events: BTreeMap<String, Vec<ClaudeHookGroup>> = match serde_json::from_value(hooks) {
+        Ok(events) => events,
+        Err(error) => {
+            return (
+                Vec::new(),
+                vec![format!("{}: the hooks are left out: {error}", at("hooks"))],
+            );
+        }
+    };
+    let mut all = Vec::new();
+    let mut problems = Vec::new();
+    for (event, groups) in events {
+        let (hooks, left_out) = event_hooks(&event, groups, at);
+        all.extend(hooks);
+        problems.extend(left_out);
+    }
+    (all, problems)
+}
+
+fn event_hooks(
+    event: &str,
+    groups: Vec<ClaudeHookGroup>,
+    at: &dyn Fn(&str) -> String,
+) -> (Vec<(HookEvent, HookCommand)>, Vec<String>) {
+    let origin = at(event);
+    let kind = match event {
+        "PreToolUse" => HookEvent::PreToolUse,
+        "PostToolUse" => HookEvent::PostToolUse,
+        "PreCompact" => HookEvent::PreCompact,
+        _ => {
+            return (
+                Vec::new(),
+                vec![format!(
                     "{origin}: {event} hooks are not run: toolhost runs PreToolUse, PostToolUse \
                      and PreCompact hooks"
-                ));
-                return;
+                )],
+            );
+        }
+    };
+    let mut hooks = Vec::new();
+    let mut problems = Vec::new();
+    for group in groups {
+        let matcher_regex = match compile_matcher(group.matcher.as_deref()) {
+            Ok(regex) => regex,
+            Err(problem) => {
+                problems.push(format!("{origin}: a {event} hook is left out: {problem}"));
+                continue;
             }
         };
-        let mut problems = Vec::new();
-        for group in groups {
-            let matcher_regex = match compile_matcher(group.matcher.as_deref()) {
-                Ok(regex) => regex,
-                Err(problem) => {
-                    problems.push(format!("{origin}: a {event} hook is left out: {problem}"));
-                    continue;
-                }
+        for hook in group.hooks {
+            let command = hook.command.filter(|command| !command.trim().is_empty());
+            let (Some("command") | None, Some(command)) = (hook.kind.as_deref(), command) else {
+                problems.push(format!(
+                    "{origin}: a {event} hook is left out: toolhost runs hooks of type \
+                     \"command\" with a command"
+                ));
+                continue;
             };
-            for hook in group.hooks {
-                let command = hook.command.filter(|command| !command.trim().is_empty());
-                let (Some("command") | None, Some(command)) = (hook.kind.as_deref(), command)
-                else {
-                    problems.push(format!(
-                        "{origin}: a {event} hook is left out: toolhost runs hooks of type \
-                         \"command\" with a command"
-                    ));
-                    continue;
-                };
-                target.push(HookCommand {
+            hooks.push((
+                kind,
+                HookCommand {
                     matcher: group.matcher.clone(),
                     matcher_regex: matcher_regex.clone(),
                     origin: at(&command),
@@ -203,15 +278,15 @@ impl Config {
                         .timeout
                         .filter(|seconds| *seconds > 0)
                         .map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
-                });
-            }
+                },
+            ));
         }
-        self.warnings.extend(problems);
     }
+    (hooks, problems)
 }
 
 /// The line (1-based) where `value` first appears as a JSON string in `text`, or 1.
-fn line_of(text: &str, value: &str) -> usize {
+pub fn line_of(text: &str, value: &str) -> usize {
     let quoted = serde_json::to_string(value).unwrap_or_default();
     text.find(&quoted)
         .map_or(1, |offset| text[..offset].matches('\n').count() + 1)

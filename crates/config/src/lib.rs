@@ -35,6 +35,7 @@ mod load;
 mod mcp;
 pub mod mcp_server;
 pub mod model_choice;
+pub mod plugins;
 pub mod pricing;
 pub mod providers;
 pub mod shell;
@@ -50,7 +51,7 @@ use toolhost_core::permission::{PermissionMode, RuleSet};
 
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent, whole_tool_rule};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
-pub use mcp::CLAUDE_MCP_JSON;
+pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json};
 pub use mcp_server::{McpServerConfig, McpTransport};
 pub use providers::{
     AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
@@ -96,6 +97,9 @@ pub struct Config {
     pub tools: ToolsConfig,
     /// `[subagents]`: how deep sub-agents nest and how many run at once.
     pub subagents: SubagentsConfig,
+    /// `[plugins]`: plugin folders named in the configuration, and the plugins loaded (Claude
+    /// Code's installed ones, toolhost's, those folders).
+    pub plugins: plugins::PluginsConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.

@@ -69,6 +69,13 @@ struct FileConfig {
     skills: FileSkills,
     tools: FileTools,
     subagents: FileSubagents,
+    plugins: FilePlugins,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FilePlugins {
+    paths: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -302,6 +309,12 @@ impl Config {
             self.subagents.max_concurrent = *count.get_ref();
             self.sources
                 .insert("subagents.max_concurrent", origin(count.span().start));
+        }
+        for folder in file.plugins.paths {
+            self.plugins.paths.push(crate::plugins::PluginPath {
+                path: resolve_path(folder.get_ref(), sources),
+                origin: origin(folder.span().start),
+            });
         }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;

@@ -189,7 +189,7 @@ impl<'a> ToolSetBuilder<'a> {
         let providers = self
             .providers
             .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
-        let found = Found::discover(self.workspace, self.home.clone());
+        let found = Found::discover(self.workspace, self.home.clone(), self.config);
         let (skills, commands) = (Arc::clone(&found.skills), Arc::clone(&found.commands));
         let subagents = SubAgents::root(
             ParentContext {

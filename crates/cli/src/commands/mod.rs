@@ -6,6 +6,7 @@ pub mod chat;
 pub mod config;
 pub mod doctor;
 pub mod mcp;
+pub mod plugins;
 pub mod run;
 pub mod serve;
 pub mod sessions;
