@@ -389,7 +389,7 @@ mod tests {
         .unwrap();
         let selection = agent.allowed_tools.unwrap();
         let names: Vec<&str> = selection.rules().iter().map(|rule| rule.as_str()).collect();
-        assert_eq!(names, ["spawn_agent", "ListDir", "Edit", "Read"]);
+        assert_eq!(names, ["spawn_agent", "ListDir", "MultiEdit", "Read"]);
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(
             warnings[0].contains("'TodoWrite' is left out"),

@@ -137,7 +137,7 @@ fn a_nested_agent_gets_claude_codes_tools_by_their_toolhost_names() {
         .iter()
         .map(|spec| spec["name"].as_str().unwrap())
         .collect();
-    for tool in ["Read", "ListDir", "spawn_agent", "Edit"] {
+    for tool in ["Read", "ListDir", "spawn_agent", "MultiEdit"] {
         assert!(names.contains(&tool), "{tool} missing from {names:?}");
     }
     assert!(!names.contains(&"Bash"), "{names:?}");

@@ -23,8 +23,6 @@ const CLAUDE_TOOLS: &[(&str, ClaudeTool)] = &[
     ("LS", ClaudeTool::Renamed("ListDir")),
     ("Skill", ClaudeTool::Renamed("read_skill")),
     ("SlashCommand", ClaudeTool::Renamed("slash_command")),
-    // Several replacements in one file: Edit does them one call at a time.
-    ("MultiEdit", ClaudeTool::Renamed("Edit")),
     ("NotebookRead", ClaudeTool::Renamed("Read")),
     (
         "NotebookEdit",
@@ -74,7 +72,7 @@ mod tests {
     fn claude_names_become_toolhost_names_and_the_rest_stay() {
         assert_eq!(toolhost_entry("Task").unwrap(), "spawn_agent");
         assert_eq!(toolhost_entry(" LS ").unwrap(), "ListDir");
-        assert_eq!(toolhost_entry("MultiEdit").unwrap(), "Edit");
+        assert_eq!(toolhost_entry("MultiEdit").unwrap(), "MultiEdit");
         assert_eq!(toolhost_entry("Read(src/**)").unwrap(), "Read(src/**)");
         assert_eq!(toolhost_entry("mcp__github").unwrap(), "mcp__github");
         let refused = toolhost_entry("TodoWrite").unwrap_err();
