@@ -27,7 +27,7 @@ fn claude_workspace(root: &Path) {
     write(
         &root.join(".claude/agents/engineering/backend/api-designer.md"),
         "---\nname: api-designer\ndescription: Designs REST APIs.\ntools: Read, LS, Task, \
-         MultiEdit, TodoWrite\nmodel: inherit\ncolor: blue\neffort: high\nisolation: worktree\n\
+         MultiEdit, TodoWrite, NotebookEdit\nmodel: inherit\ncolor: blue\neffort: high\nisolation: worktree\n\
          memory: project\npermissionMode: dontAsk\n---\nYou design APIs.\n",
     );
     write(
@@ -137,12 +137,12 @@ fn a_nested_agent_gets_claude_codes_tools_by_their_toolhost_names() {
         .iter()
         .map(|spec| spec["name"].as_str().unwrap())
         .collect();
-    for tool in ["Read", "ListDir", "spawn_agent", "MultiEdit"] {
+    for tool in ["Read", "ListDir", "spawn_agent", "MultiEdit", "TodoWrite"] {
         assert!(names.contains(&tool), "{tool} missing from {names:?}");
     }
     assert!(!names.contains(&"Bash"), "{names:?}");
     assert!(
-        stderr.contains("'TodoWrite' is left out: 'TodoWrite' is not offered"),
+        stderr.contains("'NotebookEdit' is left out: 'NotebookEdit' is not offered"),
         "{stderr}"
     );
 }

@@ -100,6 +100,8 @@ pub struct Config {
     /// `[plugins]`: plugin folders named in the configuration, and the plugins loaded (Claude
     /// Code's installed ones, toolhost's, those folders).
     pub plugins: plugins::PluginsConfig,
+    /// `[todo]`: when the model is reminded of its open todo list.
+    pub todo: TodoConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -162,6 +164,25 @@ pub struct ToolsConfig {
     /// `read_before_write`: Write and Edit refuse a file the session has not read as it is on
     /// disk now (R47). `None`: on.
     pub read_before_write: Option<bool>,
+}
+
+/// How many model turns without `TodoWrite` pass, while the todo list has open tasks, before
+/// the model is reminded of it (`[todo] reminder_turns`).
+pub const DEFAULT_TODO_REMINDER_TURNS: usize = 10;
+
+/// `[todo]`: the reminder of the todo list (the `todo_reminder` session event).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TodoConfig {
+    /// `reminder_turns`: turns without `TodoWrite` before a reminder; 0 turns it off. `None`:
+    /// [`DEFAULT_TODO_REMINDER_TURNS`].
+    pub reminder_turns: Option<usize>,
+}
+
+impl TodoConfig {
+    /// The turns between reminders (0: none).
+    pub fn reminder_turns(&self) -> usize {
+        self.reminder_turns.unwrap_or(DEFAULT_TODO_REMINDER_TURNS)
+    }
 }
 
 /// How deep sub-agents may nest when `[subagents] max_depth` does not say: a child may spawn

@@ -70,6 +70,13 @@ struct FileConfig {
     tools: FileTools,
     subagents: FileSubagents,
     plugins: FilePlugins,
+    todo: FileTodo,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileTodo {
+    reminder_turns: Option<Spanned<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -309,6 +316,11 @@ impl Config {
             self.subagents.max_concurrent = *count.get_ref();
             self.sources
                 .insert("subagents.max_concurrent", origin(count.span().start));
+        }
+        if let Some(turns) = file.todo.reminder_turns {
+            self.todo.reminder_turns = Some(*turns.get_ref());
+            self.sources
+                .insert("todo.reminder_turns", origin(turns.span().start));
         }
         for folder in file.plugins.paths {
             self.plugins.paths.push(crate::plugins::PluginPath {

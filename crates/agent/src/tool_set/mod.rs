@@ -8,7 +8,7 @@
 //! (`subagent_list`, `subagent_status`), `slash_command`, then the custom tools discovered on
 //! disk, then the MCP tools (`mcp__<server>__<tool>`), then the session tools
 //! (`SessionsSpawn`, `SessionsList`, `SessionsSend`, `SessionsHistory`, `SessionsYield`), then
-//! the control tools (`Notify`).
+//! the control tools (`Notify`, `TodoWrite`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +21,7 @@ use toolhost_mcp::{
     McpClients, McpProvider, McpProviders, McpServerConfig, McpStartup, ProviderContext,
 };
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
+use toolhost_tools::control::{TODO_WRITE, TodoWrite};
 use toolhost_tools::{
     BashSettings, NetworkAccess, Notify, ReadBeforeWrite, RootAccess, ShellSandbox, Workspace,
     builtin_tools,
@@ -383,6 +384,7 @@ async fn build_registry_with(
     let session_tools = subagents.session_tools();
     let mut taken = registry.names();
     taken.push(notify.name());
+    taken.push(TODO_WRITE.to_owned());
     taken.extend(session_tools.iter().map(|tool| tool.name()));
     let (custom, discovery) = CustomTools::discover(
         host.build(),
@@ -416,6 +418,7 @@ async fn build_registry_with(
         registry.register_arc(tool)?;
     }
     registry.register_arc(notify)?;
+    registry.register_arc(Arc::new(TodoWrite))?;
     // A server still starting has no tools yet: its entries are not typos.
     let unmatched = agent
         .unmatched_allowed_tools(|named| registry.any_spec(named))
