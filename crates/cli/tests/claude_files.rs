@@ -205,7 +205,6 @@ fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins
     );
     for warning in [
         "the deny rule 'Bash((((' is left out",
-        "env is not applied by toolhost",
         "settings.local.json: line 1:",
     ] {
         assert!(stderr.contains(warning), "{warning:?} not in {stderr}");
@@ -227,5 +226,83 @@ fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins
     assert!(
         mode.starts_with("mode = \"default\"") && mode.contains(".toolhost/config.toml"),
         "{mode}"
+    );
+}
+
+#[test]
+fn claude_codes_env_additional_directories_and_tool_names_in_rules_are_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let workspace = root.join("ws");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    write(&root.join("shared/notes.md"), "shared notes\n");
+    write(&workspace.join("private/key.txt"), "secret\n");
+    write(
+        &workspace.join(".claude/settings.json"),
+        r#"{
+  "permissions": {
+    "allow": ["Bash(echo:*)"],
+    "deny": ["LS(private/**)", "TodoRead(x)"],
+    "additionalDirectories": ["../shared", "../missing"]
+  },
+  "env": {"GREETING": "hello", "RETRIES": 3}
+}
+"#,
+    );
+
+    // env reaches Bash's commands.
+    let (ran, stderr) = succeeds(
+        &workspace,
+        &home,
+        &[
+            "call",
+            "Bash",
+            r#"{"command":"echo $GREETING-$RETRIES"}"#,
+            "--yes",
+        ],
+    );
+    assert!(ran.contains("hello-3"), "{ran}");
+    assert!(
+        stderr.contains("the additionalDirectories entry '../missing' is not a folder")
+            && stderr.contains("the deny rule 'TodoRead(x)' is left out"),
+        "{stderr}"
+    );
+
+    // An additional directory is a folder the tools work in.
+    let shared = root.join("shared/notes.md").display().to_string();
+    let (read, _) = succeeds(
+        &workspace,
+        &home,
+        &["call", "Read", &format!(r#"{{"path":"{shared}"}}"#)],
+    );
+    assert!(read.contains("shared notes"), "{read}");
+    succeeds(
+        &workspace,
+        &home,
+        &[
+            "call",
+            "Write",
+            &format!(
+                r#"{{"path":"{}","content":"new\n"}}"#,
+                root.join("shared/new.md").display()
+            ),
+            "--yes",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("shared/new.md")).unwrap(),
+        "new\n"
+    );
+
+    // Claude Code's LS in a rule is ListDir's.
+    let denied = toolhost_with_home(&workspace, &home)
+        .args(["call", "ListDir", r#"{"path":"private"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(denied.status.code(), Some(1), "{denied:?}");
+    assert!(
+        String::from_utf8_lossy(&denied.stderr).contains("ListDir(private/**)"),
+        "{denied:?}"
     );
 }

@@ -8,9 +8,11 @@
 //! What toolhost takes from them: `permissions.allow`, `permissions.ask` and
 //! `permissions.deny` (Claude Code's rule syntax is toolhost's: `Read(./.env)`,
 //! `Bash(npm run test:*)`, `WebFetch(domain:example.com)`, `mcp__github`), each rule
-//! remembering its file and line; `permissions.defaultMode` (`dontAsk` asks here); and the
-//! command hooks of the events toolhost has (`PreToolUse`, `PostToolUse`, `PreCompact`).
-//! What it cannot act on yet (`env`, `additionalDirectories`, hooks of other events) is named
+//! remembering its file and line, with Claude Code's tool names (`Task(…)`, `LS(…)`) put as
+//! toolhost names them; `permissions.defaultMode` (`dontAsk` asks here);
+//! `permissions.additionalDirectories` (folders the tools may read and write besides the
+//! workspace); `env` (variables every Bash command gets); and the command hooks of the events
+//! toolhost has (`PreToolUse`, `PostToolUse`, `PreCompact`). Hooks of other events are named
 //! in a warning. These are Claude Code's files: nothing in them stops a command. A file that
 //! is not JSON, a rule that does not parse, a hook without a command is left out with a
 //! warning naming the file and the line.
@@ -22,6 +24,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 
+use crate::claude_tools::toolhost_entry;
 use crate::load::compile_matcher;
 use crate::{Config, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
@@ -89,7 +92,12 @@ impl Config {
             };
             match serde_json::from_str::<ClaudeSettings>(&text) {
                 Ok(settings) => {
-                    self.merge_claude_settings(&path, &text, settings);
+                    self.merge_claude_settings(
+                        &path,
+                        &text,
+                        settings,
+                        (&sources.workspace, sources.home.as_deref()),
+                    );
                     self.files.push(path);
                 }
                 Err(error) => self.warn(format!(
@@ -101,7 +109,13 @@ impl Config {
         }
     }
 
-    fn merge_claude_settings(&mut self, path: &Path, text: &str, settings: ClaudeSettings) {
+    fn merge_claude_settings(
+        &mut self,
+        path: &Path,
+        text: &str,
+        settings: ClaudeSettings,
+        (workspace, home): (&Path, Option<&Path>),
+    ) {
         let at = |needle: &str| format!("{}:{}", path.display(), line_of(text, needle));
         let permissions = settings.permissions;
         for (list, rules) in [
@@ -111,6 +125,17 @@ impl Config {
         ] {
             for rule in rules {
                 let origin = at(&rule);
+                // Claude Code's tool names (`Task(…)`, `LS(…)`) as toolhost names them.
+                let rule = match toolhost_entry(&rule) {
+                    Ok(rule) => rule,
+                    Err(why) => {
+                        self.warn(format!(
+                            "{origin}: the {} rule '{rule}' is left out: {why}",
+                            list.as_str()
+                        ));
+                        continue;
+                    }
+                };
                 match PermissionRule::parse(&rule) {
                     Ok(parsed) => self
                         .permissions
@@ -138,18 +163,27 @@ impl Config {
                 Err(error) => self.warn(format!("{origin}: defaultMode is left out: {error}")),
             }
         }
-        if !permissions.additional_directories.is_empty() {
-            self.warn(format!(
-                "{}: additionalDirectories is not used by toolhost: its tools work in the \
-                 workspace (add folders for Bash with [shell] writable_roots)",
-                at("additionalDirectories")
-            ));
+        for folder in permissions.additional_directories {
+            let path = match (folder.strip_prefix("~/"), home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => workspace.join(&folder),
+            };
+            if !path.is_dir() {
+                self.warn(format!(
+                    "{}: the additionalDirectories entry '{folder}' is not a folder; it is left out",
+                    at(&folder)
+                ));
+                continue;
+            }
+            self.permissions.additional_directories.push(path);
         }
-        if !settings.env.is_empty() {
-            self.warn(format!(
-                "{}: env is not applied by toolhost: commands get a clean environment",
-                at("env")
-            ));
+        for (name, value) in settings.env {
+            // Claude Code's values are strings; a number or a boolean is taken as written.
+            let value = match value {
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            self.shell.env.insert(name, value);
         }
         for (event, groups) in settings.hooks {
             self.merge_claude_hooks(&event, groups, &at);

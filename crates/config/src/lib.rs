@@ -294,6 +294,9 @@ impl Default for HubLimits {
 /// `[permissions]`: mode, rules and the audit trail.
 #[derive(Clone, Debug, Default)]
 pub struct PermissionsConfig {
+    /// Claude Code's `additionalDirectories`: folders the tools may read and write besides the
+    /// workspace, resolved (`~/` against `$HOME`, relative against the workspace).
+    pub additional_directories: Vec<PathBuf>,
     /// The mode (default `default`).
     pub mode: PermissionMode,
     /// The allow, ask and deny rules, each remembering its file and line (or flag).

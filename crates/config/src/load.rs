@@ -137,6 +137,7 @@ struct FileShell {
     sandbox: Option<Spanned<String>>,
     network: Option<Spanned<bool>>,
     writable_roots: Vec<Spanned<String>>,
+    env: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -520,6 +521,7 @@ impl Config {
             self.sources
                 .insert("shell.network", origin(network.span().start));
         }
+        self.shell.env.extend(shell.env);
         self.shell.writable_roots.extend(
             shell
                 .writable_roots

@@ -291,6 +291,9 @@ async fn build_registry_with(
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
     let mut bash_settings = BashSettings::configured(&config.shell);
+    bash_settings
+        .writable_roots
+        .extend(config.permissions.additional_directories.iter().cloned());
     // A command the sandbox keeps off the network could not reach the bridge: it gets none.
     let offline = bash_settings.network == NetworkAccess::Denied
         && bash_settings.sandbox != ShellSandbox::Off;
@@ -324,15 +327,24 @@ async fn build_registry_with(
     let registry = builder.build();
     let workspace_root = workspace;
     // Skill folders outside the workspace are read-only roots: Read reaches a skill's files,
-    // Write and Edit never do.
+    // Write and Edit never do. Claude Code's additionalDirectories are folders to work in.
+    let builder = found
+        .skills
+        .read_only_roots(workspace)
+        .into_iter()
+        .fold(Workspace::builder(workspace), |builder, folder| {
+            builder.extra_root(folder, RootAccess::ReadOnly)
+        });
+    let builder = config
+        .permissions
+        .additional_directories
+        .iter()
+        .filter(|folder| folder.is_dir())
+        .fold(builder, |builder, folder| {
+            builder.extra_root(folder, RootAccess::Writable)
+        });
     let workspace = Arc::new(
-        found
-            .skills
-            .read_only_roots(workspace)
-            .into_iter()
-            .fold(Workspace::builder(workspace), |builder, folder| {
-                builder.extra_root(folder, RootAccess::ReadOnly)
-            })
+        builder
             .read_before_write(match config.tools.read_before_write {
                 Some(false) => ReadBeforeWrite::NotRequired,
                 _ => ReadBeforeWrite::Required,
