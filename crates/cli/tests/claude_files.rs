@@ -306,3 +306,48 @@ fn claude_codes_env_additional_directories_and_tool_names_in_rules_are_applied()
         "{denied:?}"
     );
 }
+
+#[test]
+fn a_broken_toml_server_or_hook_is_left_out_and_the_good_ones_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    write(&workspace.join("notes.txt"), "hello\n");
+    write(
+        &workspace.join(".toolhost/config.toml"),
+        "[mcp_servers.nothing]\nargs = [\"x\"]\n\n\
+         [mcp_servers.fine]\ncommand = \"definitely-not-installed-server\"\nenabled = false\n\n\
+         [[hooks.PreToolUse]]\nmatcher = \"Read(\"\ncommand = \"echo bad >> hook.log\"\n\n\
+         [[hooks.PreToolUse]]\nmatcher = \"Read\"\ncommand = \"echo good >> hook.log\"\n",
+    );
+    for args in [
+        &["tools"][..],
+        &["mcp", "list"],
+        &["config", "show"],
+        &["doctor"],
+    ] {
+        let (_, stderr) = succeeds(&workspace, &home, args);
+        assert!(
+            stderr.contains("config.toml:1: mcp_servers.nothing has neither command nor url")
+                && stderr.contains("the server 'nothing' is left out")
+                && stderr.contains("config.toml:8: the hook matcher 'Read(' is not a valid")
+                && stderr.contains("this PreToolUse hook is left out"),
+            "toolhost {args:?}: {stderr}"
+        );
+    }
+    let (servers, _) = succeeds(&workspace, &home, &["mcp", "list"]);
+    assert!(
+        servers.contains("fine") && !servers.contains("nothing"),
+        "{servers}"
+    );
+    succeeds(
+        &workspace,
+        &home,
+        &["call", "Read", r#"{"path":"notes.txt"}"#],
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("hook.log")).unwrap(),
+        "good\n"
+    );
+}
