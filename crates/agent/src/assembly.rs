@@ -192,6 +192,7 @@ impl<'a> AgentSetup<'a> {
         }
         let mut agent = AgentLoop::new(provider, Arc::new(for_mode), system_prompt)
             .max_iterations(max_iterations)
+            .todo_reminder_turns(self.config.todo.reminder_turns())
             .max_output_tokens(chosen.entry.max_output_tokens)
             .inbox(tools.subagents.inbox());
         if let Some(share) = self.config.agent_settings.compact_at {

@@ -153,7 +153,7 @@ pub fn read_agent_files(
 }
 
 /// The `.md` files below `folder`, hidden ones and folders left out.
-fn markdown_files(folder: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+pub(crate) fn markdown_files(folder: &Path, depth: usize, files: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };
@@ -384,15 +384,18 @@ mod tests {
     fn claude_tool_names_are_mapped_and_unknown_entries_left_out() {
         let (agent, warnings) = agent_from_file(
             Path::new("x.md"),
-            "---\nname: x\ntools: Task, LS, MultiEdit, TodoWrite, catalog:search, Read\n---\n",
+            "---\nname: x\ntools: Task, LS, MultiEdit, TodoWrite, NotebookEdit, catalog:search, Read\n---\n",
         )
         .unwrap();
         let selection = agent.allowed_tools.unwrap();
         let names: Vec<&str> = selection.rules().iter().map(|rule| rule.as_str()).collect();
-        assert_eq!(names, ["spawn_agent", "ListDir", "Edit", "Read"]);
+        assert_eq!(
+            names,
+            ["spawn_agent", "ListDir", "MultiEdit", "TodoWrite", "Read"]
+        );
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(
-            warnings[0].contains("'TodoWrite' is left out"),
+            warnings[0].contains("'NotebookEdit' is left out"),
             "{warnings:?}"
         );
         assert!(

@@ -25,6 +25,7 @@
 
 pub mod agent_files;
 pub mod front_matter;
+pub mod plugins;
 pub mod skills;
 pub mod slash_commands;
 
@@ -34,10 +35,12 @@ use toolhost_config::{Config, ConfigError, ConfigSources};
 
 /// The whole configuration as a command sees it: every TOML layer with its flags
 /// ([`Config::load_layers`]), the agents of the Markdown files beside the `[agents.NAME]` tables
-/// ([`read_agent_files`]), then every agent's servers checked ([`Config::check_agents`]).
+/// ([`read_agent_files`]), the Claude Code plugins' agents, hooks and servers
+/// ([`plugins::load_plugins`]), then every agent's servers checked ([`Config::check_agents`]).
 pub fn load_config(sources: &ConfigSources) -> Result<Config, ConfigError> {
     let mut config = Config::load_layers(sources)?;
     read_agent_files(&mut config, &sources.workspace, sources.home.as_deref())?;
+    plugins::load_plugins(&mut config, &sources.workspace, sources.home.as_deref());
     config.check_agents()?;
     Ok(config)
 }

@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toolhost_config::Config;
 
 use crate::front_matter::{self, FrontMatterError, StringOrList};
 
@@ -236,6 +237,41 @@ impl SkillCatalog {
     /// The skills of `workspace` and `home` (see [`skill_locations`]).
     pub fn for_workspace(workspace: &Path, home: Option<&Path>) -> Self {
         Self::discover(&skill_locations(workspace, home))
+    }
+
+    /// The skills of `workspace` and `home`, then those of every plugin `config` loaded
+    /// (`PLUGIN:skill`).
+    pub fn for_config(workspace: &Path, home: Option<&Path>, config: &Config) -> Self {
+        let mut catalog = Self::for_workspace(workspace, home);
+        for plugin in &config.plugins.loaded {
+            catalog.add_plugin(&plugin.name, &plugin.skill_folders);
+        }
+        catalog
+    }
+
+    /// The skills in a plugin's `folders` (each holding skill folders), named
+    /// `PLUGIN:skill`.
+    pub fn add_plugin(&mut self, plugin: &str, folders: &[PathBuf]) {
+        for folder in folders {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            let mut skills: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| path.join(SKILL_FILE).is_file())
+                .collect();
+            skills.sort();
+            for skill in skills {
+                match load_skill(&skill, SkillScope::User) {
+                    Ok(mut skill) => {
+                        skill.name = format!("{plugin}:{}", skill.name);
+                        self.add(skill);
+                    }
+                    Err(warning) => self.warnings.push(warning),
+                }
+            }
+        }
     }
 
     fn add(&mut self, skill: Skill) {

@@ -88,6 +88,9 @@ enum Command {
     Init,
     /// Print the shell completion script (bash, zsh, fish, powershell, elvish).
     Completion(commands::completion::CompletionArgs),
+    /// Claude Code plugins: list, install, remove, approve, marketplace.
+    #[command(subcommand)]
+    Plugins(commands::plugins::PluginsCommand),
 }
 
 pub(crate) use exit::EXIT_USAGE;
@@ -246,6 +249,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Acp(_) => unreachable!("answered above"),
         Command::Mcp(command) => {
             runtime()?.block_on(commands::mcp::run(&workspace, &config, &agent()?, command))
+        }
+        Command::Plugins(command) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            commands::plugins::run(home.as_deref(), &config, command)
         }
         Command::Skills(command) => {
             let home = std::env::var_os("HOME").map(PathBuf::from);

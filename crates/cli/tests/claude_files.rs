@@ -27,7 +27,7 @@ fn claude_workspace(root: &Path) {
     write(
         &root.join(".claude/agents/engineering/backend/api-designer.md"),
         "---\nname: api-designer\ndescription: Designs REST APIs.\ntools: Read, LS, Task, \
-         MultiEdit, TodoWrite\nmodel: inherit\ncolor: blue\neffort: high\nisolation: worktree\n\
+         MultiEdit, TodoWrite, NotebookEdit\nmodel: inherit\ncolor: blue\neffort: high\nisolation: worktree\n\
          memory: project\npermissionMode: dontAsk\n---\nYou design APIs.\n",
     );
     write(
@@ -137,12 +137,12 @@ fn a_nested_agent_gets_claude_codes_tools_by_their_toolhost_names() {
         .iter()
         .map(|spec| spec["name"].as_str().unwrap())
         .collect();
-    for tool in ["Read", "ListDir", "spawn_agent", "Edit"] {
+    for tool in ["Read", "ListDir", "spawn_agent", "MultiEdit", "TodoWrite"] {
         assert!(names.contains(&tool), "{tool} missing from {names:?}");
     }
     assert!(!names.contains(&"Bash"), "{names:?}");
     assert!(
-        stderr.contains("'TodoWrite' is left out: 'TodoWrite' is not offered"),
+        stderr.contains("'NotebookEdit' is left out: 'NotebookEdit' is not offered"),
         "{stderr}"
     );
 }
@@ -205,7 +205,6 @@ fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins
     );
     for warning in [
         "the deny rule 'Bash((((' is left out",
-        "env is not applied by toolhost",
         "settings.local.json: line 1:",
     ] {
         assert!(stderr.contains(warning), "{warning:?} not in {stderr}");
@@ -227,5 +226,128 @@ fn claude_codes_settings_files_give_their_rules_mode_and_hooks_and_toolhost_wins
     assert!(
         mode.starts_with("mode = \"default\"") && mode.contains(".toolhost/config.toml"),
         "{mode}"
+    );
+}
+
+#[test]
+fn claude_codes_env_additional_directories_and_tool_names_in_rules_are_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let workspace = root.join("ws");
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    write(&root.join("shared/notes.md"), "shared notes\n");
+    write(&workspace.join("private/key.txt"), "secret\n");
+    write(
+        &workspace.join(".claude/settings.json"),
+        r#"{
+  "permissions": {
+    "allow": ["Bash(echo:*)"],
+    "deny": ["LS(private/**)", "TodoRead(x)"],
+    "additionalDirectories": ["../shared", "../missing"]
+  },
+  "env": {"GREETING": "hello", "RETRIES": 3}
+}
+"#,
+    );
+
+    // env reaches Bash's commands.
+    let (ran, stderr) = succeeds(
+        &workspace,
+        &home,
+        &[
+            "call",
+            "Bash",
+            r#"{"command":"echo $GREETING-$RETRIES"}"#,
+            "--yes",
+        ],
+    );
+    assert!(ran.contains("hello-3"), "{ran}");
+    assert!(
+        stderr.contains("the additionalDirectories entry '../missing' is not a folder")
+            && stderr.contains("the deny rule 'TodoRead(x)' is left out"),
+        "{stderr}"
+    );
+
+    // An additional directory is a folder the tools work in.
+    let shared = root.join("shared/notes.md").display().to_string();
+    let (read, _) = succeeds(
+        &workspace,
+        &home,
+        &["call", "Read", &format!(r#"{{"path":"{shared}"}}"#)],
+    );
+    assert!(read.contains("shared notes"), "{read}");
+    succeeds(
+        &workspace,
+        &home,
+        &[
+            "call",
+            "Write",
+            &format!(
+                r#"{{"path":"{}","content":"new\n"}}"#,
+                root.join("shared/new.md").display()
+            ),
+            "--yes",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("shared/new.md")).unwrap(),
+        "new\n"
+    );
+
+    // Claude Code's LS in a rule is ListDir's.
+    let denied = toolhost_with_home(&workspace, &home)
+        .args(["call", "ListDir", r#"{"path":"private"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(denied.status.code(), Some(1), "{denied:?}");
+    assert!(
+        String::from_utf8_lossy(&denied.stderr).contains("ListDir(private/**)"),
+        "{denied:?}"
+    );
+}
+
+#[test]
+fn a_broken_toml_server_or_hook_is_left_out_and_the_good_ones_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    write(&workspace.join("notes.txt"), "hello\n");
+    write(
+        &workspace.join(".toolhost/config.toml"),
+        "[mcp_servers.nothing]\nargs = [\"x\"]\n\n\
+         [mcp_servers.fine]\ncommand = \"definitely-not-installed-server\"\nenabled = false\n\n\
+         [[hooks.PreToolUse]]\nmatcher = \"Read(\"\ncommand = \"echo bad >> hook.log\"\n\n\
+         [[hooks.PreToolUse]]\nmatcher = \"Read\"\ncommand = \"echo good >> hook.log\"\n",
+    );
+    for args in [
+        &["tools"][..],
+        &["mcp", "list"],
+        &["config", "show"],
+        &["doctor"],
+    ] {
+        let (_, stderr) = succeeds(&workspace, &home, args);
+        assert!(
+            stderr.contains("config.toml:1: mcp_servers.nothing has neither command nor url")
+                && stderr.contains("the server 'nothing' is left out")
+                && stderr.contains("config.toml:8: the hook matcher 'Read(' is not a valid")
+                && stderr.contains("this PreToolUse hook is left out"),
+            "toolhost {args:?}: {stderr}"
+        );
+    }
+    let (servers, _) = succeeds(&workspace, &home, &["mcp", "list"]);
+    assert!(
+        servers.contains("fine") && !servers.contains("nothing"),
+        "{servers}"
+    );
+    succeeds(
+        &workspace,
+        &home,
+        &["call", "Read", r#"{"path":"notes.txt"}"#],
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("hook.log")).unwrap(),
+        "good\n"
     );
 }

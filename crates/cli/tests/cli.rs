@@ -182,7 +182,7 @@ fn doctor_reports_the_sandbox_the_shell_and_the_tools() {
     );
     assert!(line("shell").contains("bash 5."), "{text}");
     assert!(
-        line("tools").contains("Read, Write, Edit, ListDir, Glob, Grep, Bash"),
+        line("tools").contains("Read, Write, Edit, MultiEdit, ListDir, Glob, Grep, Bash"),
         "{text}"
     );
     assert!(line("workspace").contains(&dir.path().canonicalize().unwrap().display().to_string()));

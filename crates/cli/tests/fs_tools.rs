@@ -25,6 +25,7 @@ fn tools_lists_the_built_ins_in_r9_order_with_the_built_in_mcp_provider_before_n
             "Read",
             "Write",
             "Edit",
+            "MultiEdit",
             "ListDir",
             "Glob",
             "Grep",
@@ -45,7 +46,8 @@ fn tools_lists_the_built_ins_in_r9_order_with_the_built_in_mcp_provider_before_n
             "SessionsSend",
             "SessionsHistory",
             "SessionsYield",
-            "Notify"
+            "Notify",
+            "TodoWrite"
         ]
     );
 }

@@ -8,9 +8,11 @@
 //! What toolhost takes from them: `permissions.allow`, `permissions.ask` and
 //! `permissions.deny` (Claude Code's rule syntax is toolhost's: `Read(./.env)`,
 //! `Bash(npm run test:*)`, `WebFetch(domain:example.com)`, `mcp__github`), each rule
-//! remembering its file and line; `permissions.defaultMode` (`dontAsk` asks here); and the
-//! command hooks of the events toolhost has (`PreToolUse`, `PostToolUse`, `PreCompact`).
-//! What it cannot act on yet (`env`, `additionalDirectories`, hooks of other events) is named
+//! remembering its file and line, with Claude Code's tool names (`Task(…)`, `LS(…)`) put as
+//! toolhost names them; `permissions.defaultMode` (`dontAsk` asks here);
+//! `permissions.additionalDirectories` (folders the tools may read and write besides the
+//! workspace); `env` (variables every Bash command gets); and the command hooks of the events
+//! toolhost has (`PreToolUse`, `PostToolUse`, `PreCompact`). Hooks of other events are named
 //! in a warning. These are Claude Code's files: nothing in them stops a command. A file that
 //! is not JSON, a rule that does not parse, a hook without a command is left out with a
 //! warning naming the file and the line.
@@ -22,6 +24,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 
+use crate::claude_tools::toolhost_entry;
 use crate::load::compile_matcher;
 use crate::{Config, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand};
 
@@ -89,7 +92,12 @@ impl Config {
             };
             match serde_json::from_str::<ClaudeSettings>(&text) {
                 Ok(settings) => {
-                    self.merge_claude_settings(&path, &text, settings);
+                    self.merge_claude_settings(
+                        &path,
+                        &text,
+                        settings,
+                        (&sources.workspace, sources.home.as_deref()),
+                    );
                     self.files.push(path);
                 }
                 Err(error) => self.warn(format!(
@@ -101,7 +109,13 @@ impl Config {
         }
     }
 
-    fn merge_claude_settings(&mut self, path: &Path, text: &str, settings: ClaudeSettings) {
+    fn merge_claude_settings(
+        &mut self,
+        path: &Path,
+        text: &str,
+        settings: ClaudeSettings,
+        (workspace, home): (&Path, Option<&Path>),
+    ) {
         let at = |needle: &str| format!("{}:{}", path.display(), line_of(text, needle));
         let permissions = settings.permissions;
         for (list, rules) in [
@@ -111,6 +125,17 @@ impl Config {
         ] {
             for rule in rules {
                 let origin = at(&rule);
+                // Claude Code's tool names (`Task(…)`, `LS(…)`) as toolhost names them.
+                let rule = match toolhost_entry(&rule) {
+                    Ok(rule) => rule,
+                    Err(why) => {
+                        self.warn(format!(
+                            "{origin}: the {} rule '{rule}' is left out: {why}",
+                            list.as_str()
+                        ));
+                        continue;
+                    }
+                };
                 match PermissionRule::parse(&rule) {
                     Ok(parsed) => self
                         .permissions
@@ -138,21 +163,39 @@ impl Config {
                 Err(error) => self.warn(format!("{origin}: defaultMode is left out: {error}")),
             }
         }
-        if !permissions.additional_directories.is_empty() {
-            self.warn(format!(
-                "{}: additionalDirectories is not used by toolhost: its tools work in the \
-                 workspace (add folders for Bash with [shell] writable_roots)",
-                at("additionalDirectories")
-            ));
+        for folder in permissions.additional_directories {
+            let path = match (folder.strip_prefix("~/"), home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => workspace.join(&folder),
+            };
+            if !path.is_dir() {
+                self.warn(format!(
+                    "{}: the additionalDirectories entry '{folder}' is not a folder; it is left out",
+                    at(&folder)
+                ));
+                continue;
+            }
+            self.permissions.additional_directories.push(path);
         }
-        if !settings.env.is_empty() {
-            self.warn(format!(
-                "{}: env is not applied by toolhost: commands get a clean environment",
-                at("env")
-            ));
+        for (name, value) in settings.env {
+            // Claude Code's values are strings; a number or a boolean is taken as written.
+            let value = match value {
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            self.shell.env.insert(name, value);
         }
         for (event, groups) in settings.hooks {
             self.merge_claude_hooks(&event, groups, &at);
+        }
+    }
+
+    /// Adds `hook` to the hooks of `event`.
+    pub fn add_hook(&mut self, event: HookEvent, hook: HookCommand) {
+        match event {
+            HookEvent::PreToolUse => self.hooks.pre_tool_use.push(hook),
+            HookEvent::PostToolUse => self.hooks.post_tool_use.push(hook),
+            HookEvent::PreCompact => self.hooks.pre_compact.push(hook),
         }
     }
 
@@ -162,39 +205,105 @@ impl Config {
         groups: Vec<ClaudeHookGroup>,
         at: &dyn Fn(&str) -> String,
     ) {
-        let origin = at(event);
-        let target = match event {
-            "PreToolUse" => &mut self.hooks.pre_tool_use,
-            "PostToolUse" => &mut self.hooks.post_tool_use,
-            "PreCompact" => &mut self.hooks.pre_compact,
-            _ => {
-                self.warnings.push(format!(
+        let (hooks, problems) = event_hooks(event, groups, at);
+        for (event, hook) in hooks {
+            self.add_hook(event, hook);
+        }
+        self.warnings.extend(problems);
+    }
+}
+
+/// The events toolhost runs hooks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookEvent {
+    /// Before the permission decision of a call.
+    PreToolUse,
+    /// After a call.
+    PostToolUse,
+    /// Before a conversation is compacted.
+    PreCompact,
+}
+
+impl HookEvent {
+    /// Its name as the files write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PreToolUse => "PreToolUse",
+            Self::PostToolUse => "PostToolUse",
+            Self::PreCompact => "PreCompact",
+        }
+    }
+}
+
+/// The command hooks of a Claude Code `hooks` object (`{"PreToolUse": [{"matcher": …,
+/// "hooks": [{"type": "command", "command": …}]}]}`, as settings files and plugins'
+/// `hooks/hooks.json` write it), and a warning for each one left out. `at(text)` names where
+/// `text` is written (`path:line`).
+pub fn claude_hooks(
+    hooks: serde_json::Value,
+    at: &dyn Fn(&str) -> String,
+) -> (Vec<(HookEvent, HookCommand)>, Vec<String>) {
+    let events: BTreeMap<String, Vec<ClaudeHookGroup>> = match serde_json::from_value(hooks) {
+        Ok(events) => events,
+        Err(error) => {
+            return (
+                Vec::new(),
+                vec![format!("{}: the hooks are left out: {error}", at("hooks"))],
+            );
+        }
+    };
+    let mut all = Vec::new();
+    let mut problems = Vec::new();
+    for (event, groups) in events {
+        let (hooks, left_out) = event_hooks(&event, groups, at);
+        all.extend(hooks);
+        problems.extend(left_out);
+    }
+    (all, problems)
+}
+
+fn event_hooks(
+    event: &str,
+    groups: Vec<ClaudeHookGroup>,
+    at: &dyn Fn(&str) -> String,
+) -> (Vec<(HookEvent, HookCommand)>, Vec<String>) {
+    let origin = at(event);
+    let kind = match event {
+        "PreToolUse" => HookEvent::PreToolUse,
+        "PostToolUse" => HookEvent::PostToolUse,
+        "PreCompact" => HookEvent::PreCompact,
+        _ => {
+            return (
+                Vec::new(),
+                vec![format!(
                     "{origin}: {event} hooks are not run: toolhost runs PreToolUse, PostToolUse \
                      and PreCompact hooks"
-                ));
-                return;
+                )],
+            );
+        }
+    };
+    let mut hooks = Vec::new();
+    let mut problems = Vec::new();
+    for group in groups {
+        let matcher_regex = match compile_matcher(group.matcher.as_deref()) {
+            Ok(regex) => regex,
+            Err(problem) => {
+                problems.push(format!("{origin}: a {event} hook is left out: {problem}"));
+                continue;
             }
         };
-        let mut problems = Vec::new();
-        for group in groups {
-            let matcher_regex = match compile_matcher(group.matcher.as_deref()) {
-                Ok(regex) => regex,
-                Err(problem) => {
-                    problems.push(format!("{origin}: a {event} hook is left out: {problem}"));
-                    continue;
-                }
+        for hook in group.hooks {
+            let command = hook.command.filter(|command| !command.trim().is_empty());
+            let (Some("command") | None, Some(command)) = (hook.kind.as_deref(), command) else {
+                problems.push(format!(
+                    "{origin}: a {event} hook is left out: toolhost runs hooks of type \
+                     \"command\" with a command"
+                ));
+                continue;
             };
-            for hook in group.hooks {
-                let command = hook.command.filter(|command| !command.trim().is_empty());
-                let (Some("command") | None, Some(command)) = (hook.kind.as_deref(), command)
-                else {
-                    problems.push(format!(
-                        "{origin}: a {event} hook is left out: toolhost runs hooks of type \
-                         \"command\" with a command"
-                    ));
-                    continue;
-                };
-                target.push(HookCommand {
+            hooks.push((
+                kind,
+                HookCommand {
                     matcher: group.matcher.clone(),
                     matcher_regex: matcher_regex.clone(),
                     origin: at(&command),
@@ -203,15 +312,15 @@ impl Config {
                         .timeout
                         .filter(|seconds| *seconds > 0)
                         .map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
-                });
-            }
+                },
+            ));
         }
-        self.warnings.extend(problems);
     }
+    (hooks, problems)
 }
 
 /// The line (1-based) where `value` first appears as a JSON string in `text`, or 1.
-fn line_of(text: &str, value: &str) -> usize {
+pub fn line_of(text: &str, value: &str) -> usize {
     let quoted = serde_json::to_string(value).unwrap_or_default();
     text.find(&quoted)
         .map_or(1, |offset| text[..offset].matches('\n').count() + 1)

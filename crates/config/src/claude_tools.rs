@@ -11,8 +11,6 @@ pub enum ClaudeTool {
     NotOffered(&'static str),
 }
 
-/// Why the todo-list tools are not offered.
-const NO_TODO_TOOL: &str = "toolhost has no todo list tool yet";
 /// Why the background-shell tools are not offered.
 const FOREGROUND_BASH: &str = "toolhost's Bash runs in the foreground only";
 
@@ -23,15 +21,15 @@ const CLAUDE_TOOLS: &[(&str, ClaudeTool)] = &[
     ("LS", ClaudeTool::Renamed("ListDir")),
     ("Skill", ClaudeTool::Renamed("read_skill")),
     ("SlashCommand", ClaudeTool::Renamed("slash_command")),
-    // Several replacements in one file: Edit does them one call at a time.
-    ("MultiEdit", ClaudeTool::Renamed("Edit")),
     ("NotebookRead", ClaudeTool::Renamed("Read")),
     (
         "NotebookEdit",
         ClaudeTool::NotOffered("toolhost has no notebook cell editor (Edit changes the file)"),
     ),
-    ("TodoWrite", ClaudeTool::NotOffered(NO_TODO_TOOL)),
-    ("TodoRead", ClaudeTool::NotOffered(NO_TODO_TOOL)),
+    (
+        "TodoRead",
+        ClaudeTool::NotOffered("TodoWrite's result and reminders show the list"),
+    ),
     ("BashOutput", ClaudeTool::NotOffered(FOREGROUND_BASH)),
     ("KillBash", ClaudeTool::NotOffered(FOREGROUND_BASH)),
     ("KillShell", ClaudeTool::NotOffered(FOREGROUND_BASH)),
@@ -74,10 +72,11 @@ mod tests {
     fn claude_names_become_toolhost_names_and_the_rest_stay() {
         assert_eq!(toolhost_entry("Task").unwrap(), "spawn_agent");
         assert_eq!(toolhost_entry(" LS ").unwrap(), "ListDir");
-        assert_eq!(toolhost_entry("MultiEdit").unwrap(), "Edit");
+        assert_eq!(toolhost_entry("MultiEdit").unwrap(), "MultiEdit");
         assert_eq!(toolhost_entry("Read(src/**)").unwrap(), "Read(src/**)");
         assert_eq!(toolhost_entry("mcp__github").unwrap(), "mcp__github");
-        let refused = toolhost_entry("TodoWrite").unwrap_err();
-        assert!(refused.contains("'TodoWrite' is not offered"), "{refused}");
+        assert_eq!(toolhost_entry("TodoWrite").unwrap(), "TodoWrite");
+        let refused = toolhost_entry("TodoRead").unwrap_err();
+        assert!(refused.contains("'TodoRead' is not offered"), "{refused}");
     }
 }

@@ -37,6 +37,7 @@ pub mod local_rules;
 mod mcp;
 pub mod mcp_server;
 pub mod model_choice;
+pub mod plugins;
 pub mod pricing;
 pub mod providers;
 pub mod shell;
@@ -52,7 +53,7 @@ use toolhost_core::permission::{PermissionMode, RuleSet};
 
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent, whole_tool_rule};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
-pub use mcp::CLAUDE_MCP_JSON;
+pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json};
 pub use mcp_server::{McpServerConfig, McpTransport};
 pub use providers::{
     AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
@@ -98,6 +99,11 @@ pub struct Config {
     pub tools: ToolsConfig,
     /// `[subagents]`: how deep sub-agents nest and how many run at once.
     pub subagents: SubagentsConfig,
+    /// `[plugins]`: plugin folders named in the configuration, and the plugins loaded (Claude
+    /// Code's installed ones, toolhost's, those folders).
+    pub plugins: plugins::PluginsConfig,
+    /// `[todo]`: when the model is reminded of its open todo list.
+    pub todo: TodoConfig,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -160,6 +166,25 @@ pub struct ToolsConfig {
     /// `read_before_write`: Write and Edit refuse a file the session has not read as it is on
     /// disk now (R47). `None`: on.
     pub read_before_write: Option<bool>,
+}
+
+/// How many model turns without `TodoWrite` pass, while the todo list has open tasks, before
+/// the model is reminded of it (`[todo] reminder_turns`).
+pub const DEFAULT_TODO_REMINDER_TURNS: usize = 10;
+
+/// `[todo]`: the reminder of the todo list (the `todo_reminder` session event).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TodoConfig {
+    /// `reminder_turns`: turns without `TodoWrite` before a reminder; 0 turns it off. `None`:
+    /// [`DEFAULT_TODO_REMINDER_TURNS`].
+    pub reminder_turns: Option<usize>,
+}
+
+impl TodoConfig {
+    /// The turns between reminders (0: none).
+    pub fn reminder_turns(&self) -> usize {
+        self.reminder_turns.unwrap_or(DEFAULT_TODO_REMINDER_TURNS)
+    }
 }
 
 /// How deep sub-agents may nest when `[subagents] max_depth` does not say: a child may spawn
@@ -271,6 +296,9 @@ impl Default for HubLimits {
 /// `[permissions]`: mode, rules and the audit trail.
 #[derive(Clone, Debug, Default)]
 pub struct PermissionsConfig {
+    /// Claude Code's `additionalDirectories`: folders the tools may read and write besides the
+    /// workspace, resolved (`~/` against `$HOME`, relative against the workspace).
+    pub additional_directories: Vec<PathBuf>,
     /// The mode (default `default`).
     pub mode: PermissionMode,
     /// The allow, ask and deny rules, each remembering its file and line (or flag).

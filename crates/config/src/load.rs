@@ -69,6 +69,20 @@ pub(crate) struct FileConfig {
     skills: FileSkills,
     tools: FileTools,
     subagents: FileSubagents,
+    plugins: FilePlugins,
+    todo: FileTodo,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FileTodo {
+    reminder_turns: Option<Spanned<usize>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FilePlugins {
+    paths: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -123,6 +137,7 @@ struct FileShell {
     sandbox: Option<Spanned<String>>,
     network: Option<Spanned<bool>>,
     writable_roots: Vec<Spanned<String>>,
+    env: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -303,6 +318,17 @@ impl Config {
             self.sources
                 .insert("subagents.max_concurrent", origin(count.span().start));
         }
+        if let Some(turns) = file.todo.reminder_turns {
+            self.todo.reminder_turns = Some(*turns.get_ref());
+            self.sources
+                .insert("todo.reminder_turns", origin(turns.span().start));
+        }
+        for folder in file.plugins.paths {
+            self.plugins.paths.push(crate::plugins::PluginPath {
+                path: resolve_path(folder.get_ref(), sources),
+                origin: origin(folder.span().start),
+            });
+        }
         self.merge_shell(file.shell, sources, &origin, &invalid)?;
         self.merge_custom_tools(file.custom_tools, &origin, &invalid)?;
         self.merge_skills(file.skills, &origin, &invalid)?;
@@ -310,16 +336,23 @@ impl Config {
         let lookup = |name: &str| std::env::var(name).ok();
         for (name, server) in file.mcp_servers {
             let start = server.span().start;
-            let parsed = server_config(
+            // One server that cannot be used is left out; the others and every command work.
+            match server_config(
                 &name,
                 &format!("mcp_servers.{name}"),
                 server.into_inner(),
                 origin(start),
                 &sources.workspace,
                 &lookup,
-            )
-            .map_err(|message| invalid(Some(start), message))?;
-            self.mcp_servers.insert(name, parsed);
+            ) {
+                Ok(parsed) => {
+                    self.mcp_servers.insert(name, parsed);
+                }
+                Err(message) => self.warn(format!(
+                    "{}: {message}; the server '{name}' is left out",
+                    origin(start)
+                )),
+            }
         }
         for (name, agent) in file.agents {
             let start = agent.span().start;
@@ -369,37 +402,28 @@ impl Config {
                     command,
                     timeout,
                 } = hook.into_inner();
-                let matcher_regex = compile_matcher(matcher.as_deref())
-                    .map_err(|message| invalid(Some(start), message))?;
-                // A PreCompact matcher is matched against the trigger, not a tool: one that
-                // fits neither trigger is a typo that would never run.
-                if let (true, Some(regex), Some(pattern)) =
-                    (event == "PreCompact", &matcher_regex, &matcher)
-                    && !COMPACT_TRIGGERS
-                        .iter()
-                        .any(|trigger| regex.is_match(trigger))
-                {
-                    return Err(invalid(
-                        Some(start),
-                        format!(
-                            "the PreCompact matcher '{pattern}' matches neither trigger: use \
-                             \"manual\", \"auto\", or leave it out for both"
-                        ),
-                    ));
-                }
-                if command.trim().is_empty() {
-                    return Err(invalid(
-                        Some(start),
-                        "the hook's command is empty: give the shell command to run".to_owned(),
-                    ));
-                }
-                if timeout == Some(0) {
-                    return Err(invalid(
-                        Some(start),
-                        "a hook timeout of 0 seconds would stop every run: give at least 1"
-                            .to_owned(),
-                    ));
-                }
+                // A hook that cannot run is left out with a warning; the others run.
+                let problem = match compile_matcher(matcher.as_deref()) {
+                    Err(message) => Err(message),
+                    Ok(matcher_regex) => hook_problem(
+                        event,
+                        matcher.as_deref(),
+                        matcher_regex.as_ref(),
+                        &command,
+                        timeout,
+                    )
+                    .map_or(Ok(matcher_regex), Err),
+                };
+                let matcher_regex = match problem {
+                    Ok(regex) => regex,
+                    Err(message) => {
+                        self.warnings.push(format!(
+                            "{}: {message}; this {event} hook is left out",
+                            origin(start)
+                        ));
+                        continue;
+                    }
+                };
                 target.push(HookCommand {
                     matcher,
                     matcher_regex,
@@ -495,6 +519,7 @@ impl Config {
             self.sources
                 .insert("shell.network", origin(network.span().start));
         }
+        self.shell.env.extend(shell.env);
         self.shell.writable_roots.extend(
             shell
                 .writable_roots
@@ -630,10 +655,41 @@ impl Config {
     }
 }
 
-/// `None` or `*` or empty: every tool. Otherwise a regex that must match the whole name.
 /// What a PreCompact hook's matcher is matched against.
 const COMPACT_TRIGGERS: [&str; 2] = ["manual", "auto"];
 
+/// Why a TOML hook cannot run as written, if it cannot.
+fn hook_problem(
+    event: &str,
+    matcher: Option<&str>,
+    regex: Option<&Regex>,
+    command: &str,
+    timeout: Option<u64>,
+) -> Option<String> {
+    // A PreCompact matcher is matched against the trigger, not a tool: one that fits neither
+    // trigger is a typo that would never run.
+    if let (true, Some(regex), Some(pattern)) = (event == "PreCompact", regex, matcher)
+        && !COMPACT_TRIGGERS
+            .iter()
+            .any(|trigger| regex.is_match(trigger))
+    {
+        return Some(format!(
+            "the PreCompact matcher '{pattern}' matches neither trigger: use \"manual\", \
+             \"auto\", or leave it out for both"
+        ));
+    }
+    if command.trim().is_empty() {
+        return Some("the hook's command is empty: give the shell command to run".to_owned());
+    }
+    if timeout == Some(0) {
+        return Some(
+            "a hook timeout of 0 seconds would stop every run: give at least 1".to_owned(),
+        );
+    }
+    None
+}
+
+/// `None` or `*` or empty: every tool. Otherwise a regex that must match the whole name.
 pub(crate) fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
     match matcher.map(str::trim) {
         None | Some("" | "*") => Ok(None),

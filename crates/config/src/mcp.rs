@@ -71,7 +71,7 @@ impl From<ClaudeMcpServer> for FileMcpServer {
 }
 
 /// The environment the values expand from.
-pub(super) type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// A server from its table: the transport from `type` or from `command` / `url`, `${VAR}`
 /// expanded in every string value (a variable that is not set makes the server report a
@@ -206,18 +206,25 @@ fn expand_map(
 }
 
 /// The usable servers of a `.mcp.json`, and a warning for each one left out.
-pub(super) type ClaudeServers = (Vec<McpServerConfig>, Vec<String>);
+pub type ClaudeServers = (Vec<McpServerConfig>, Vec<String>);
 
 /// The servers of a `.mcp.json` text, and a warning for each server left out because it is not
 /// usable (no `command` nor `url`, say); `Err((line, message))` when the file does not parse.
-pub(super) fn claude_mcp_json(
+pub fn claude_mcp_json(
     path: &Path,
     text: &str,
     workspace: &Path,
     lookup: Lookup<'_>,
 ) -> Result<ClaudeServers, (Option<usize>, String)> {
-    let file: ClaudeMcpJson =
+    let mut file: ClaudeMcpJson =
         serde_json::from_str(text).map_err(|error| (Some(error.line()), error.to_string()))?;
+    // Plugins' `.mcp.json` often holds the servers without the `mcpServers` wrapper.
+    if file.mcp_servers.is_empty()
+        && !text.contains("\"mcpServers\"")
+        && let Ok(servers) = serde_json::from_str::<BTreeMap<String, ClaudeMcpServer>>(text)
+    {
+        file.mcp_servers = servers;
+    }
     let line_of = |name: &str| {
         text.find(&format!("\"{name}\""))
             .map(|offset| text[..offset].matches('\n').count() + 1)

@@ -65,4 +65,7 @@ pub struct ShellConfig {
     /// `writable_roots`: more folders writable under `workspace-write`; relative paths are
     /// resolved against the workspace, `~/` against `$HOME`. Lists concatenate across files.
     pub writable_roots: Vec<PathBuf>,
+    /// `env`: variables every command gets on top of its clean environment (Claude Code's
+    /// settings `env`, then `[shell.env]`; a later file's value wins for one name).
+    pub env: std::collections::BTreeMap<String, String>,
 }

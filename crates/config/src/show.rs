@@ -40,6 +40,7 @@ pub(super) fn render(config: &Config) -> String {
     tools(&mut out, config);
     shell(&mut out, config);
     custom_tools(&mut out, config);
+    plugins_and_todo(&mut out, config);
     skills(&mut out, config);
     web(&mut out, config);
     mcp_servers(&mut out, config);
@@ -172,6 +173,45 @@ fn custom_tools(out: &mut String, config: &Config) {
             line(out, &format!("{key} = {value}"), source.as_deref());
         }
     }
+}
+
+/// `[plugins]` (each folder with where it was configured, then the plugins loaded) and
+/// `[todo]`.
+fn plugins_and_todo(out: &mut String, config: &Config) {
+    out.push_str("\n[plugins]\n");
+    if config.plugins.paths.is_empty() {
+        out.push_str("paths = []\n");
+    } else {
+        out.push_str("paths = [\n");
+        for path in &config.plugins.paths {
+            line(
+                out,
+                &format!("  {},", quote(&path.path.display().to_string())),
+                Some(&path.origin),
+            );
+        }
+        out.push_str("]\n");
+    }
+    for plugin in &config.plugins.loaded {
+        let _ = writeln!(
+            out,
+            "# loaded: {} ({}, {}){}",
+            plugin.name,
+            plugin.source,
+            plugin.root.display(),
+            if plugin.runs_anything() && !plugin.approved {
+                " — its hooks and servers wait for `toolhost plugins approve`"
+            } else {
+                ""
+            }
+        );
+    }
+    out.push_str("\n[todo]\n");
+    line(
+        out,
+        &format!("reminder_turns = {}", config.todo.reminder_turns()),
+        config.source_of("todo.reminder_turns"),
+    );
 }
 
 /// `[tools]`, shown only when something is set (the defaults depend on the model).

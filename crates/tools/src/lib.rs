@@ -3,8 +3,8 @@
 //! - [`workspace`]: the sandbox. A [`Workspace`] resolves every path a model gives into a
 //!   [`ResolvedPath`] (or refuses it with a message that says why and what to do instead);
 //!   tools can open nothing else.
-//! - [`fs`]: Read, Write, Edit, ListDir, Glob and Grep (SPEC R19–R21), one tool per file.
-//!   [`filesystem_tools`] returns all six, in spec order, ready for
+//! - [`fs`]: Read, Write, Edit, MultiEdit, ListDir, Glob and Grep (SPEC R19–R21), one tool
+//!   per file. [`filesystem_tools`] returns all seven, in spec order, ready for
 //!   [`ToolRegistry::register_all`](toolhost_core::ToolRegistry::register_all).
 //! - [`shell`]: Bash (SPEC R22), on the process helper, command policy and sandbox of
 //!   `toolhost-exec`.
@@ -22,7 +22,10 @@
 //! let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
 //! let registry = ToolRegistry::new();
 //! assert!(registry.register_all(filesystem_tools(workspace)).is_empty());
-//! assert_eq!(registry.names(), ["Read", "Write", "Edit", "ListDir", "Glob", "Grep"]);
+//! assert_eq!(
+//!     registry.names(),
+//!     ["Read", "Write", "Edit", "MultiEdit", "ListDir", "Glob", "Grep"]
+//! );
 //! ```
 
 pub mod control;

@@ -66,6 +66,8 @@ pub struct BashSettings {
     pub output_dir: PathBuf,
     /// Variables added to every command's environment (`None`: the clean environment only).
     pub extra_environment: Option<Arc<dyn CommandEnvironment>>,
+    /// Configured variables every command gets (`[shell.env]`, Claude Code's `env`).
+    pub fixed_environment: Vec<(String, String)>,
 }
 
 impl BashSettings {
@@ -82,6 +84,11 @@ impl BashSettings {
                 Some(true) | None => NetworkAccess::Allowed,
             },
             writable_roots: shell.writable_roots.clone(),
+            fixed_environment: shell
+                .env
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
             ..defaults
         }
     }
@@ -98,6 +105,7 @@ impl Default for BashSettings {
             writable_roots: Vec::new(),
             output_dir: std::env::temp_dir().join(format!("toolhost-{}", std::process::id())),
             extra_environment: None,
+            fixed_environment: Vec::new(),
         }
     }
 }
@@ -229,6 +237,9 @@ impl TypedTool for Bash {
             .full_output_file(&output_file)
             .sandbox(self.sandbox_policy());
         let mut notes = Vec::new();
+        for (name, value) in &self.settings.fixed_environment {
+            spec = spec.env(name.clone(), value.clone());
+        }
         if let Some(extra) = &self.settings.extra_environment {
             match extra.variables(&ctx).await {
                 Ok(variables) => {

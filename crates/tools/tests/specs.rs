@@ -30,6 +30,7 @@ fn tools_come_in_spec_order_with_their_sensitivity_and_annotations() {
             ("Read".to_owned(), Sensitivity::Safe, true, false),
             ("Write".to_owned(), Sensitivity::Edit, false, true),
             ("Edit".to_owned(), Sensitivity::Edit, false, true),
+            ("MultiEdit".to_owned(), Sensitivity::Edit, false, true),
             ("ListDir".to_owned(), Sensitivity::Safe, true, false),
             ("Glob".to_owned(), Sensitivity::Safe, true, false),
             ("Grep".to_owned(), Sensitivity::Safe, true, false),

@@ -10,6 +10,7 @@ mod events;
 mod inbox;
 mod nudges;
 mod repeats;
+mod todo_reminder;
 mod tool_batch;
 mod transcript;
 
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
-use toolhost_core::{SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
+use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
@@ -90,6 +91,9 @@ pub struct AgentLoop {
     /// Whether an answer waits for the background work still expected to report (so that a
     /// headless run does not end before its background children do).
     waits_for_inbox: bool,
+    /// Turns without `TodoWrite`, while the todo list has open tasks, before a reminder (0:
+    /// none).
+    todo_reminder_turns: usize,
 }
 
 /// What a run produced.
@@ -141,7 +145,16 @@ impl AgentLoop {
             pre_compact: None,
             inbox: None,
             waits_for_inbox: true,
+            todo_reminder_turns: todo_reminder::DEFAULT_TODO_REMINDER_TURNS,
         }
+    }
+
+    /// Reminds the model of its open todo list after this many turns without `TodoWrite`
+    /// (0: never), firing the `todo_reminder` session event.
+    #[must_use]
+    pub fn todo_reminder_turns(mut self, turns: usize) -> Self {
+        self.todo_reminder_turns = turns;
+        self
     }
 
     /// Defers tools once their definitions pass `threshold` tokens (`None`: a tenth of the
@@ -379,6 +392,7 @@ impl AgentLoop {
         cancel: CancellationToken,
     ) -> RunReport {
         let started = Instant::now();
+        todo_reminder::restore(&self.session.state, &messages);
         let mut run = RunState {
             messages,
             transcript: self.transcript.as_deref(),
@@ -494,11 +508,23 @@ impl AgentLoop {
                         tool: done.result.tool_name.clone(),
                         message: done.result.text(),
                     });
-            for (call, done) in calls.iter().zip(&finished) {
+            let mut reminder =
+                todo_reminder::after_turn(&self.session.state, &calls, self.todo_reminder_turns);
+            if reminder.is_some() {
+                self.session_event(SessionEvent::TodoReminder).await;
+            }
+            let last = calls.len().saturating_sub(1);
+            for (index, (call, done)) in calls.iter().zip(&finished).enumerate() {
                 let mut result = ToolResultMessage::from(&done.result);
                 // A duplicate in the same response already says so.
                 if done.duplicate_of.is_none() {
                     repeats.note(call, &mut result);
+                }
+                // The reminder rides on the turn's last result, as Claude Code's do.
+                if index == last
+                    && let Some(note) = reminder.take()
+                {
+                    result.content.push(ContentBlock::text(note));
                 }
                 run.push(Message::ToolResult(result), done.result.details.as_ref())?;
             }

@@ -8,7 +8,7 @@
 //! (`subagent_list`, `subagent_status`), `slash_command`, then the custom tools discovered on
 //! disk, then the MCP tools (`mcp__<server>__<tool>`), then the session tools
 //! (`SessionsSpawn`, `SessionsList`, `SessionsSend`, `SessionsHistory`, `SessionsYield`), then
-//! the control tools (`Notify`).
+//! the control tools (`Notify`, `TodoWrite`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +21,7 @@ use toolhost_mcp::{
     McpClients, McpProvider, McpProviders, McpServerConfig, McpStartup, ProviderContext,
 };
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
+use toolhost_tools::control::{TODO_WRITE, TodoWrite};
 use toolhost_tools::{
     BashSettings, NetworkAccess, Notify, ReadBeforeWrite, RootAccess, ShellSandbox, Workspace,
     builtin_tools,
@@ -189,7 +190,7 @@ impl<'a> ToolSetBuilder<'a> {
         let providers = self
             .providers
             .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
-        let found = Found::discover(self.workspace, self.home.clone());
+        let found = Found::discover(self.workspace, self.home.clone(), self.config);
         let (skills, commands) = (Arc::clone(&found.skills), Arc::clone(&found.commands));
         let subagents = SubAgents::root(
             ParentContext {
@@ -290,6 +291,9 @@ async fn build_registry_with(
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
     let mut bash_settings = BashSettings::configured(&config.shell);
+    bash_settings
+        .writable_roots
+        .extend(config.permissions.additional_directories.iter().cloned());
     // A command the sandbox keeps off the network could not reach the bridge: it gets none.
     let offline = bash_settings.network == NetworkAccess::Denied
         && bash_settings.sandbox != ShellSandbox::Off;
@@ -323,15 +327,24 @@ async fn build_registry_with(
     let registry = builder.build();
     let workspace_root = workspace;
     // Skill folders outside the workspace are read-only roots: Read reaches a skill's files,
-    // Write and Edit never do.
+    // Write and Edit never do. Claude Code's additionalDirectories are folders to work in.
+    let builder = found
+        .skills
+        .read_only_roots(workspace)
+        .into_iter()
+        .fold(Workspace::builder(workspace), |builder, folder| {
+            builder.extra_root(folder, RootAccess::ReadOnly)
+        });
+    let builder = config
+        .permissions
+        .additional_directories
+        .iter()
+        .filter(|folder| folder.is_dir())
+        .fold(builder, |builder, folder| {
+            builder.extra_root(folder, RootAccess::Writable)
+        });
     let workspace = Arc::new(
-        found
-            .skills
-            .read_only_roots(workspace)
-            .into_iter()
-            .fold(Workspace::builder(workspace), |builder, folder| {
-                builder.extra_root(folder, RootAccess::ReadOnly)
-            })
+        builder
             .read_before_write(match config.tools.read_before_write {
                 Some(false) => ReadBeforeWrite::NotRequired,
                 _ => ReadBeforeWrite::Required,
@@ -383,6 +396,7 @@ async fn build_registry_with(
     let session_tools = subagents.session_tools();
     let mut taken = registry.names();
     taken.push(notify.name());
+    taken.push(TODO_WRITE.to_owned());
     taken.extend(session_tools.iter().map(|tool| tool.name()));
     let (custom, discovery) = CustomTools::discover(
         host.build(),
@@ -416,6 +430,7 @@ async fn build_registry_with(
         registry.register_arc(tool)?;
     }
     registry.register_arc(notify)?;
+    registry.register_arc(Arc::new(TodoWrite))?;
     // A server still starting has no tools yet: its entries are not typos.
     let unmatched = agent
         .unmatched_allowed_tools(|named| registry.any_spec(named))

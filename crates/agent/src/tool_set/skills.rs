@@ -20,13 +20,22 @@ pub(super) struct Found {
 }
 
 impl Found {
-    /// The skills and slash commands of `workspace` and `home`, their warnings logged.
-    pub(super) fn discover(workspace: &std::path::Path, home: Option<PathBuf>) -> Self {
-        let skills = Arc::new(SkillCatalog::for_workspace(workspace, home.as_deref()));
+    /// The skills and slash commands of `workspace`, `home` and the plugins `config` loaded,
+    /// their warnings logged.
+    pub(super) fn discover(
+        workspace: &std::path::Path,
+        home: Option<PathBuf>,
+        config: &Config,
+    ) -> Self {
+        let skills = Arc::new(SkillCatalog::for_config(workspace, home.as_deref(), config));
         for warning in skills.warnings() {
             tracing::warn!("{warning}");
         }
-        let commands = Arc::new(SlashCommands::for_workspace(workspace, home.as_deref()));
+        let commands = Arc::new(SlashCommands::for_config(
+            workspace,
+            home.as_deref(),
+            config,
+        ));
         for warning in commands.warnings() {
             tracing::warn!("slash command skipped: {warning}");
         }

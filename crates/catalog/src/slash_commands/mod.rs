@@ -23,6 +23,7 @@ use serde::Deserialize;
 use toolhost_core::permission::ToolSelection;
 use toolhost_core::{CallOptions, ToolRegistry};
 
+use toolhost_config::Config;
 use toolhost_config::claude_tools::toolhost_entry;
 
 use crate::front_matter::{self, FrontMatterError, StringOrList};
@@ -150,6 +151,46 @@ pub fn command_folders(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
 }
 
 impl SlashCommands {
+    /// The commands of `workspace` and `home`, then those of every plugin `config` loaded
+    /// (`/PLUGIN:command`).
+    pub fn for_config(workspace: &Path, home: Option<&Path>, config: &Config) -> Self {
+        let mut found = Self::for_workspace(workspace, home);
+        for plugin in &config.plugins.loaded {
+            found.add_plugin(&plugin.name, &plugin.command_paths);
+        }
+        found
+    }
+
+    /// The commands in a plugin's `paths` (folders, or single files), named
+    /// `PLUGIN:command`.
+    pub fn add_plugin(&mut self, plugin: &str, paths: &[PathBuf]) {
+        let mut files = Vec::new();
+        for path in paths {
+            if path.is_file() {
+                let stem = path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned());
+                files.push((
+                    format!("{plugin}:{}", stem.unwrap_or_default()),
+                    path.clone(),
+                ));
+            } else {
+                markdown_files(path, &mut vec![plugin.to_owned()], 0, &mut files);
+            }
+        }
+        files.sort();
+        files.dedup();
+        for (name, path) in files {
+            if self.get(&name).is_some() {
+                continue;
+            }
+            match load_command(name, &path) {
+                Ok(command) => self.commands.push(command),
+                Err(warning) => self.warnings.push(warning),
+            }
+        }
+    }
+
     /// The commands in `folders` (see [`command_folders`]); of two with one name the first
     /// wins.
     pub fn discover(folders: &[PathBuf]) -> Self {

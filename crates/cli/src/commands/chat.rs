@@ -446,6 +446,10 @@ fn printing_events() -> AgentEventSink {
             AgentEvent::ToolCallEnd { result } => {
                 let mark = if result.is_error { "✗" } else { "✓" };
                 let _ = writeln!(out, "  {mark} {}", one_line(&result.text(), 100));
+                // The todo list is shown whole: it is what the user follows the work by.
+                for line in todo_lines(&result) {
+                    let _ = writeln!(out, "    {line}");
+                }
             }
             AgentEvent::RetryStart {
                 attempt, reason, ..
@@ -473,6 +477,24 @@ fn printing_events() -> AgentEventSink {
         }
         let _ = out.flush();
     })
+}
+
+/// The lines of the todo list a successful `TodoWrite` call wrote (none for other calls).
+fn todo_lines(result: &toolhost_core::ToolCallResult) -> Vec<String> {
+    if result.is_error || result.tool_name != toolhost_tools::control::TODO_WRITE {
+        return Vec::new();
+    }
+    let todos = result
+        .details
+        .as_ref()
+        .and_then(|details| details.get("todos"))
+        .cloned()
+        .and_then(|todos| serde_json::from_value::<Vec<toolhost_tools::control::Todo>>(todos).ok());
+    todos
+        .unwrap_or_default()
+        .iter()
+        .map(toolhost_tools::control::Todo::line)
+        .collect()
 }
 
 /// What line mode says of a sub-agent's event: its tool calls and its end, nothing of its

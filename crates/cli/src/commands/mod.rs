@@ -12,6 +12,7 @@ mod doctor_remote;
 pub mod init;
 pub mod mcp;
 pub mod mcp_login;
+pub mod plugins;
 pub mod run;
 pub mod serve;
 pub mod sessions;

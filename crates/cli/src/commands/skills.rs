@@ -68,7 +68,7 @@ pub async fn run(
             );
         }
         SkillsCommand::List { json } => {
-            let catalog = SkillCatalog::for_workspace(workspace, home);
+            let catalog = SkillCatalog::for_config(workspace, home, config);
             for warning in catalog.warnings() {
                 eprintln!("warning: {warning}");
             }

@@ -146,29 +146,139 @@ fn edit(
         )));
     }
     check_before_write(workspace, ctx, &path, Change::Edit)?;
-    let bytes = read_whole(&path, limits)?;
+    let (bom, content) = read_text(&path, limits)?;
+    let normalised_allowed = content.len() as u64 <= limits.max_normalized_match_bytes;
+    let replaced = replace_in(
+        &path,
+        &content,
+        &params.old_string,
+        &params.new_string,
+        params.replace_all.unwrap_or(false),
+        normalised_allowed,
+    )?;
+    atomic_write(&path, &[bom, replaced.written.as_bytes()])?;
+    record_seen(workspace, ctx, &path);
+
+    let mut output = format!(
+        "Edited {}: replaced {}.{}",
+        path.display(),
+        occurrences(replaced.count),
+        replaced.notes()
+    );
+    output.push_str("\n\n");
+    output.push_str(&changed_lines(
+        &replaced.written,
+        &replaced.spans,
+        replaced.count,
+    ));
+    Ok(ToolOutput::text(output).with_details(json!({
+        "path": path.display(),
+        "replacements": replaced.count,
+        "match": replaced.kind_name(),
+        "unescaped": replaced.unescaped,
+    })))
+}
+
+/// `count` occurrences, in words.
+pub(super) fn occurrences(count: usize) -> String {
+    format!("{count} occurrence{}", if count == 1 { "" } else { "s" })
+}
+
+/// One replacement done in memory.
+pub(super) struct Replaced {
+    /// The whole new content.
+    pub(super) written: String,
+    /// Where the first replacements landed in `written` (byte ranges), for the result.
+    pub(super) spans: Vec<(usize, usize)>,
+    /// How many places were replaced.
+    pub(super) count: usize,
+    /// Which search found them.
+    kind: MatchKind,
+    /// Whether `old_string` matched only once its escapes were read.
+    pub(super) unescaped: bool,
+}
+
+impl Replaced {
+    /// What the model should know of how the text was found (empty for an exact match).
+    pub(super) fn notes(&self) -> String {
+        let mut notes = String::new();
+        if self.unescaped {
+            notes.push_str(
+                " old_string was not found as given; with its \\n, \\t and \\\" read as the \
+                 characters they stand for it was (new_string was read the same way).",
+            );
+        }
+        notes.push_str(match self.kind {
+            MatchKind::Exact => "",
+            MatchKind::Typography => {
+                " The exact old_string was not found; a match that treats typographic quotes \
+                 and dashes as ASCII was used. Check the result."
+            }
+            MatchKind::Lines => {
+                " The exact old_string was not found; a match that ignores indentation style \
+                 and whitespace was used, and new_string was re-indented to the file's style. \
+                 Check the result."
+            }
+            MatchKind::Spaces => {
+                " The exact old_string was not found; a match that treats runs of spaces and \
+                 tabs as one space was used. Check the result."
+            }
+        });
+        notes
+    }
+
+    /// The search's name in the result's details.
+    pub(super) fn kind_name(&self) -> &'static str {
+        match self.kind {
+            MatchKind::Exact => "exact",
+            MatchKind::Typography => "typography",
+            MatchKind::Lines => "normalized_lines",
+            MatchKind::Spaces => "whitespace",
+        }
+    }
+}
+
+/// The file's BOM (if any) and its text; `Err` for a folder, a file too large or one that is
+/// not UTF-8.
+pub(super) fn read_text(
+    path: &ResolvedPath,
+    limits: &EditLimits,
+) -> Result<(&'static [u8], String), ToolError> {
+    let bytes = read_whole(path, limits)?;
     let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
-        Some(body) => (UTF8_BOM, body),
-        None => (&[][..], bytes.as_slice()),
+        Some(body) => (UTF8_BOM, body.to_vec()),
+        None => (&[][..], bytes),
     };
-    let content = std::str::from_utf8(body).map_err(|error| {
+    let content = String::from_utf8(body).map_err(|error| {
         ToolError::new(format!(
             "{} is not valid UTF-8 text (invalid byte at offset {}), so Edit cannot change it \
              safely. Use Write to replace the whole file.",
             path.display(),
-            error.valid_up_to() + bom.len()
+            error.utf8_error().valid_up_to() + bom.len()
         ))
     })?;
-    let replace_all = params.replace_all.unwrap_or(false);
-    let normalised_allowed = body.len() as u64 <= limits.max_normalized_match_bytes;
+    Ok((bom, content))
+}
+
+/// `old` replaced with `new` in `content` (the text of `path`), found as Edit finds it: exactly,
+/// else by the normalised match, else with its escapes read. `Err` says why it cannot be (not
+/// found, with the closest region; found in several places).
+pub(super) fn replace_in(
+    path: &ResolvedPath,
+    content: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    normalised_allowed: bool,
+) -> Result<Replaced, ToolError> {
     let search = |old: &str, new: &str| find(content, old, new, replace_all, normalised_allowed);
-    let mut found = search(&params.old_string, &params.new_string);
+    let mut found = search(old, new);
     let mut unescaped = false;
     // A model that wrote `\n` or `\"` literally: the text it meant, if that matches.
     if found == Found::Missing
-        && let Some(old) = unescape(&params.old_string)
+        && let Some(old) = unescape(old)
     {
-        let new = unescape(&params.new_string).unwrap_or_else(|| params.new_string.clone());
+        let new = unescape(new).unwrap_or_else(|| new.to_owned());
         let retry = search(&old, &new);
         if matches!(retry, Found::Replace { .. }) {
             (found, unescaped) = (retry, true);
@@ -181,9 +291,9 @@ fn edit(
             count,
             starts,
         } => {
-            return Err(ambiguous(&path, content, kind, count, &starts));
+            return Err(ambiguous(path, content, kind, count, &starts));
         }
-        Found::Missing => return Err(missing(&path, content, &params.old_string)),
+        Found::Missing => return Err(missing(path, content, old)),
     };
     // The new content, and where each replacement landed in it: the result shows the file
     // as written, never a state half-way through the replacements.
@@ -199,55 +309,18 @@ fn edit(
         at = replacement.end;
     }
     written.push_str(&content[at..]);
-    atomic_write(&path, &[bom, written.as_bytes()])?;
-    record_seen(workspace, ctx, &path);
-
-    let mut output = format!(
-        "Edited {}: replaced {} occurrence{}.",
-        path.display(),
-        replacements.len(),
-        if replacements.len() == 1 { "" } else { "s" }
-    );
-    if unescaped {
-        output.push_str(
-            " old_string was not found as given; with its \\n, \\t and \\\" read as the \
-             characters they stand for it was (new_string was read the same way).",
-        );
-    }
-    match kind {
-        MatchKind::Exact => {}
-        MatchKind::Typography => output.push_str(
-            " The exact old_string was not found; a match that treats typographic quotes and \
-             dashes as ASCII was used. Check the result.",
-        ),
-        MatchKind::Lines => output.push_str(
-            " The exact old_string was not found; a match that ignores indentation style and \
-             whitespace was used, and new_string was re-indented to the file's style. Check \
-             the result.",
-        ),
-        MatchKind::Spaces => output.push_str(
-            " The exact old_string was not found; a match that treats runs of spaces and tabs \
-             as one space was used. Check the result.",
-        ),
-    }
-    output.push_str("\n\n");
-    output.push_str(&changed_lines(&written, &spans, replacements.len()));
-    Ok(ToolOutput::text(output).with_details(json!({
-        "path": path.display(),
-        "replacements": replacements.len(),
-        "match": match kind {
-            MatchKind::Exact => "exact",
-            MatchKind::Typography => "typography",
-            MatchKind::Lines => "normalized_lines",
-            MatchKind::Spaces => "whitespace",
-        },
-        "unescaped": unescaped,
-    })))
+    Ok(Replaced {
+        written,
+        spans,
+        count: replacements.len(),
+        kind,
+        unescaped,
+    })
 }
 
 /// An empty `old_string`: creates the file with `new_string` when it is missing or empty (as
 /// Claude Code's Edit does); a file with content is refused, it would be lost.
-fn create(
+pub(super) fn create(
     limits: &EditLimits,
     path: &ResolvedPath,
     content: &str,
@@ -380,7 +453,7 @@ fn missing(path: &ResolvedPath, content: &str, old: &str) -> ToolError {
 
 /// The lines around the first replacements in `written` (the file as written), numbered:
 /// `spans` are their byte ranges in it, `count` how many replacements there were.
-fn changed_lines(written: &str, spans: &[(usize, usize)], count: usize) -> String {
+pub(super) fn changed_lines(written: &str, spans: &[(usize, usize)], count: usize) -> String {
     let bytes = written.as_bytes();
     // 0-based, inclusive line windows, merged where they touch.
     let mut windows: Vec<(usize, usize)> = Vec::new();

@@ -11,6 +11,7 @@ mod glob;
 mod grep;
 mod line_seek;
 mod list_dir;
+mod multi_edit;
 mod near_miss;
 mod read;
 mod reindent;
@@ -33,19 +34,21 @@ pub use grep::{
     Grep, GrepLimits, GrepOutputMode, GrepParams, MAX_GREP_LINE_CHARS, MAX_GREP_OUTPUT_LINES,
 };
 pub use list_dir::{ListDir, ListDirLimits, ListDirParams, MAX_LIST_DIR_ENTRIES};
+pub use multi_edit::{EditStep, MultiEdit, MultiEditParams};
 pub use read::{
     DEFAULT_READ_LINE_LIMIT, MAX_IMAGE_BYTES, MAX_READ_LINE_CHARS, MAX_READ_OUTPUT_BYTES,
     MAX_UNRANGED_READ_FILE_BYTES, Read, ReadLimits, ReadParams,
 };
 pub use write::{Write, WriteParams};
 
-/// The six filesystem tools on `workspace`, with default limits, in spec order: Read, Write,
-/// Edit, ListDir, Glob, Grep.
+/// The filesystem tools on `workspace`, with default limits, in spec order: Read, Write,
+/// Edit, MultiEdit, ListDir, Glob, Grep.
 pub fn filesystem_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(Read::new(workspace.clone())),
         Arc::new(Write::new(workspace.clone())),
         Arc::new(Edit::new(workspace.clone())),
+        Arc::new(MultiEdit::new(workspace.clone())),
         Arc::new(ListDir::new(workspace.clone())),
         Arc::new(Glob::new(workspace.clone())),
         Arc::new(Grep::new(workspace)),
