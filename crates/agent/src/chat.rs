@@ -15,6 +15,7 @@ use toolhost_session::{EntryId, SessionStore, StoreError};
 use crate::agent_loop::compaction::Compacted;
 use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
 use crate::assembly::AssembledAgent;
+use crate::extensions::{ExtensionSession, Prompted, idle_report};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{
@@ -137,6 +138,7 @@ pub struct ChatSession {
     messages: Vec<Message>,
     commands: Arc<SlashCommands>,
     subagents: crate::subagents::SubAgents,
+    extensions: Arc<ExtensionSession>,
 }
 
 impl ChatSession {
@@ -161,6 +163,7 @@ impl ChatSession {
         let mut chat = Self {
             commands: Arc::clone(&assembled.tools.commands),
             subagents: assembled.tools.subagents.clone(),
+            extensions: Arc::clone(&assembled.tools.extensions),
             agent,
             offered: assembled.offered,
             permissions,
@@ -222,7 +225,19 @@ impl ChatSession {
         if self.recorded.is_none() && self.opening.is_some() {
             self.start_session(text)?;
         }
-        let message = Message::user(text);
+        // pi extensions: started with the session, then the text through their `input`.
+        let resumed = !self.messages.is_empty();
+        let id = self.session_id().unwrap_or_default();
+        self.extensions.set_cancel(cancel.clone());
+        self.extensions
+            .start_once(&id, &self.provider.model, self.agent.registry(), resumed)
+            .await;
+        let text = match self.extensions.prompt(text, "interactive").await {
+            Prompted::Send(text) => text,
+            Prompted::Done => return Ok(idle_report(&self.messages, None)),
+            Prompted::Failed(error) => return Ok(idle_report(&self.messages, Some(error))),
+        };
+        let message = Message::user(&text);
         if let Some(recorded) = &self.recorded {
             recorded.record_message(&message)?;
         }
@@ -248,6 +263,25 @@ impl ChatSession {
         events: AgentEventSink,
         cancel: CancellationToken,
     ) -> Option<Result<RunReport, String>> {
+        // An extension's command (pi's registerCommand) first: what it sends is the turn.
+        if self
+            .extensions
+            .extensions()
+            .commands()
+            .iter()
+            .any(|command| {
+                line.trim_start()
+                    .strip_prefix('/')
+                    .and_then(|rest| rest.split_whitespace().next())
+                    == Some(command.name.as_str())
+            })
+        {
+            return Some(
+                self.send(line, events, cancel)
+                    .await
+                    .map_err(|error| error.to_string()),
+            );
+        }
         let registry = Arc::clone(self.agent.registry());
         // The files the expansion reads count as read by the conversation it joins.
         let options = CallOptions {
@@ -469,6 +503,7 @@ impl ChatSession {
         self.agent.set_session_id(recorded.id().to_string());
         self.agent
             .set_transcript(Some(Arc::clone(&recorded) as Arc<dyn Transcript>));
+        self.extensions.set_recorded(Some(Arc::clone(&recorded)));
         self.recorded = Some(recorded);
         self.messages = messages;
         Ok(())

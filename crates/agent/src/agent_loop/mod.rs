@@ -7,6 +7,7 @@
 pub mod compaction;
 mod deferred;
 mod events;
+mod extension_events;
 mod inbox;
 mod nudges;
 mod repeats;
@@ -36,6 +37,7 @@ use compaction::{
     Compacted, CompactionError, CompactionPolicy, DEFAULT_CONTEXT_WINDOW, estimate_tokens,
 };
 use deferred::Deferral;
+use extension_events::LoopExtensions;
 use nudges::{Nudge, Nudges};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
@@ -50,6 +52,8 @@ struct RunState<'a> {
     /// The conversation's size in tokens as the provider last counted it, and how many
     /// messages that count covered.
     measured: Option<(u64, usize)>,
+    /// The system prompt for this run, when an extension changed it (`before_agent_start`).
+    system: Option<String>,
 }
 
 impl RunState<'_> {
@@ -90,6 +94,8 @@ pub struct AgentLoop {
     /// Whether an answer waits for the background work still expected to report (so that a
     /// headless run does not end before its background children do).
     waits_for_inbox: bool,
+    /// pi extensions' lifecycle events.
+    extensions: LoopExtensions,
 }
 
 /// What a run produced.
@@ -141,7 +147,16 @@ impl AgentLoop {
             pre_compact: None,
             inbox: None,
             waits_for_inbox: true,
+            extensions: LoopExtensions::default(),
         }
+    }
+
+    /// Tells these pi extensions the loop's lifecycle events (`before_agent_start`,
+    /// `agent_start`, `turn_start`, `context`, …) and delivers the messages they queue.
+    #[must_use]
+    pub fn extensions(mut self, session: Arc<crate::extensions::ExtensionSession>) -> Self {
+        self.extensions = LoopExtensions::new(session);
+        self
     }
 
     /// Defers tools once their definitions pass `threshold` tokens (`None`: a tenth of the
@@ -368,6 +383,7 @@ impl AgentLoop {
         self.registry
             .dispatch_session_event(&event, &self.session)
             .await;
+        self.extensions.session_event(&event).await;
     }
 
     /// Runs the conversation `messages` (ending with the user's message) until it ends. The
@@ -386,7 +402,12 @@ impl AgentLoop {
             turns: 0,
             model_time: Duration::ZERO,
             measured: None,
+            system: None,
         };
+        run.system = self
+            .extensions
+            .run_start(&run.messages, &self.system_prompt)
+            .await;
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
             provider: self.provider.name().to_owned(),
@@ -396,6 +417,7 @@ impl AgentLoop {
         let outcome = match self.turns(&mut run, &events, &cancel).await {
             Ok(outcome) | Err(outcome) => outcome,
         };
+        self.extensions.run_end(&run.messages).await;
         events(AgentEvent::RunEnd {
             outcome: outcome.clone(),
             turns: run.turns,
@@ -429,8 +451,18 @@ impl AgentLoop {
             self.compact_if_full(run, events, cancel).await;
             run.turns += 1;
             events(AgentEvent::TurnStart { turn: run.turns });
+            self.extensions.turn_start(run.turns).await;
             let asked = Instant::now();
-            let response = self.ask_model(&run.messages, events, cancel).await;
+            let sent = self.extensions.context(&run.messages).await;
+            let system = run.system.as_deref().unwrap_or(&self.system_prompt);
+            let response = self
+                .ask_model(
+                    sent.as_deref().unwrap_or(&run.messages),
+                    system,
+                    events,
+                    cancel,
+                )
+                .await;
             run.model_time += asked.elapsed();
             let response = response?;
             run.usage += response.usage;
@@ -464,6 +496,10 @@ impl AgentLoop {
             }
             run.push(Message::Assistant(response), None)?;
             if calls.is_empty() {
+                let answer = run.messages.last().cloned();
+                if let Some(answer) = &answer {
+                    self.extensions.turn_end(run.turns, answer, &[]).await;
+                }
                 if run.turns < self.max_iterations && self.wait_for_inbox(cancel).await? {
                     continue;
                 }
@@ -494,6 +530,7 @@ impl AgentLoop {
                         tool: done.result.tool_name.clone(),
                         message: done.result.text(),
                     });
+            let answered_at = run.messages.len();
             for (call, done) in calls.iter().zip(&finished) {
                 let mut result = ToolResultMessage::from(&done.result);
                 // A duplicate in the same response already says so.
@@ -501,6 +538,11 @@ impl AgentLoop {
                     repeats.note(call, &mut result);
                 }
                 run.push(Message::ToolResult(result), done.result.details.as_ref())?;
+            }
+            if let Some(message) = run.messages.get(answered_at.wrapping_sub(1)) {
+                self.extensions
+                    .turn_end(run.turns, message, &run.messages[answered_at..])
+                    .await;
             }
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
@@ -517,6 +559,9 @@ impl AgentLoop {
             for text in inbox.take() {
                 run.push(Message::user(text), None)?;
             }
+        }
+        for text in self.extensions.queued() {
+            run.push(Message::user(text), None)?;
         }
         Ok(())
     }
@@ -585,12 +630,13 @@ impl AgentLoop {
     async fn ask_model(
         &self,
         messages: &[Message],
+        system: &str,
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, RunOutcome> {
         let offered = self.deferral.offered(&self.tools, messages);
         let request = ModelRequest {
-            system: self.system_prompt.clone(),
+            system: system.to_owned(),
             messages: messages.to_vec(),
             tools: offered.tools,
             deferred_tools: offered.deferred,
