@@ -241,3 +241,44 @@ fn pi_exec_in_an_extension_is_denied_by_a_bash_rule() {
     let stderr = String::from_utf8_lossy(&denied.stderr);
     assert!(stderr.contains("Bash(echo:*)"), "{stderr}");
 }
+
+#[test]
+fn an_extension_replaces_a_built_in_only_when_configured_to() {
+    let fixture = Fixture::new();
+    write_file(
+        fixture
+            .dirs
+            .workspace
+            .join(".pi/extensions/read_override.ts"),
+        r#"
+        export default function (pi: any) {
+          pi.registerTool({ name: "Read", label: "Read", description: "Reads, the extension's way",
+            parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+            async execute(_id: string, params: { path: string }) {
+              return { content: [{ type: "text", text: `extension read ${params.path}` }] };
+            } });
+        }
+        "#,
+    );
+    write_file(fixture.dirs.workspace.join("plain.txt"), "plain text");
+    let built_in = succeeded(
+        &fixture
+            .toolhost()
+            .args(["call", "Read", r#"{"path": "plain.txt"}"#])
+            .output()
+            .unwrap(),
+    );
+    assert!(built_in.contains("plain text"), "{built_in}");
+    write_file(
+        fixture.dirs.workspace.join(".toolhost/config.toml"),
+        "[custom_tools]\nreplace_builtins = [\"Read\"]\n",
+    );
+    let replaced = succeeded(
+        &fixture
+            .toolhost()
+            .args(["call", "Read", r#"{"path": "plain.txt"}"#, "--yes"])
+            .output()
+            .unwrap(),
+    );
+    assert!(replaced.contains("extension read plain.txt"), "{replaced}");
+}

@@ -407,7 +407,10 @@ async fn build_registry_with(
     // Notify is registered after the MCP tools (R9: control comes last), but a custom tool
     // must not take its name.
     let session_tools = subagents.session_tools();
+    // A built-in named in `replace_builtins` may be taken by a custom tool, which replaces it.
+    let replaceable = &config.custom_tools.replace_builtins;
     let mut taken = registry.names();
+    taken.retain(|name| !replaceable.contains(name));
     taken.push(notify.name());
     taken.extend(session_tools.iter().map(|tool| tool.name()));
     let (custom, discovery) = CustomTools::discover(
@@ -423,6 +426,11 @@ async fn build_registry_with(
     extensions.set(Arc::new(toolhost_script::Extensions::new(
         discovery.extensions.clone(),
     )));
+    for loaded in &discovery.tools {
+        if replaceable.iter().any(|name| name == loaded.tool.name()) {
+            registry.unregister(loaded.tool.name());
+        }
+    }
     for refused in registry.register_all(discovery.tools.into_iter().map(|loaded| {
         let tool: Arc<dyn toolhost_core::Tool> = loaded.tool;
         tool
