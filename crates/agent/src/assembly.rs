@@ -186,11 +186,17 @@ impl<'a> AgentSetup<'a> {
             .or(self.config.agent_settings.max_iterations)
             .unwrap_or(DEFAULT_MAX_ITERATIONS);
         let mut system_prompt = prompt.render();
+        if let Some(section) = crate::extensions::prompt_section(&tools.custom, &for_mode.names()) {
+            system_prompt.push_str(&section);
+        }
         if let Some(body) = &self.agent.prompt {
             system_prompt.push_str("\n\n");
             system_prompt.push_str(body);
         }
-        let mut agent = AgentLoop::new(provider, Arc::new(for_mode), system_prompt)
+        let for_mode = Arc::new(for_mode);
+        tools.extensions.add_registry(Arc::clone(&for_mode));
+        let mut agent = AgentLoop::new(provider, for_mode, system_prompt)
+            .extensions(Arc::clone(&tools.extensions))
             .max_iterations(max_iterations)
             .todo_reminder_turns(self.config.todo.reminder_turns())
             .max_output_tokens(chosen.entry.max_output_tokens)

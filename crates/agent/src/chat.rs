@@ -15,6 +15,7 @@ use toolhost_session::{EntryId, SessionStore, StoreError};
 use crate::agent_loop::compaction::Compacted;
 use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
 use crate::assembly::AssembledAgent;
+use crate::extensions::{ExtensionSession, Prompted, idle_report};
 use crate::mcp_prompts::{expand_mcp_prompt_line, mcp_prompt_commands};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
@@ -142,6 +143,7 @@ pub struct ChatSession {
     /// The MCP servers, whose prompts are `/mcp__<server>__<prompt>` commands.
     mcp: Arc<toolhost_mcp::McpClients>,
     subagents: crate::subagents::SubAgents,
+    extensions: Arc<ExtensionSession>,
 }
 
 impl ChatSession {
@@ -167,6 +169,7 @@ impl ChatSession {
             commands: Arc::clone(&assembled.tools.commands),
             mcp: Arc::clone(&assembled.tools.mcp),
             subagents: assembled.tools.subagents.clone(),
+            extensions: Arc::clone(&assembled.tools.extensions),
             agent,
             offered: assembled.offered,
             permissions,
@@ -261,6 +264,26 @@ impl ChatSession {
         {
             recorded.title_after(&text)?;
         }
+        // pi extensions: started with the session, then the text through their `input`.
+        let resumed = !self.messages.is_empty();
+        let id = self.session_id().unwrap_or_default();
+        self.extensions.set_cancel(cancel.clone());
+        self.extensions
+            .start_once(&id, &self.provider.model, self.agent.registry(), resumed)
+            .await;
+        let prompted = match self.extensions.prompt(&text, "interactive").await {
+            Prompted::Send(prompted) => prompted,
+            Prompted::Done => return Ok(idle_report(&self.messages, None)),
+            Prompted::Failed(error) => return Ok(idle_report(&self.messages, Some(error))),
+        };
+        // A rewritten text replaces the text blocks; images and resources stay as they came.
+        let content = if prompted == text {
+            content
+        } else {
+            std::iter::once(ContentBlock::text(prompted))
+                .chain(content.into_iter().filter(|block| block.as_text().is_none()))
+                .collect()
+        };
         let message = Message::User { content };
         if let Some(recorded) = &self.recorded {
             recorded.record_message(&message)?;
@@ -287,6 +310,25 @@ impl ChatSession {
         events: AgentEventSink,
         cancel: CancellationToken,
     ) -> Option<Result<RunReport, String>> {
+        // An extension's command (pi's registerCommand) first: what it sends is the turn.
+        if self
+            .extensions
+            .extensions()
+            .commands()
+            .iter()
+            .any(|command| {
+                line.trim_start()
+                    .strip_prefix('/')
+                    .and_then(|rest| rest.split_whitespace().next())
+                    == Some(command.name.as_str())
+            })
+        {
+            return Some(
+                self.send(line, events, cancel)
+                    .await
+                    .map_err(|error| error.to_string()),
+            );
+        }
         let registry = Arc::clone(self.agent.registry());
         // The files the expansion reads count as read by the conversation it joins.
         let options = CallOptions {
@@ -527,6 +569,7 @@ impl ChatSession {
         self.agent.set_session_id(recorded.id().to_string());
         self.agent
             .set_transcript(Some(Arc::clone(&recorded) as Arc<dyn Transcript>));
+        self.extensions.set_recorded(Some(Arc::clone(&recorded)));
         self.recorded = Some(recorded);
         self.messages = messages;
         Ok(())

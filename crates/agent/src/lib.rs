@@ -33,6 +33,7 @@ pub mod agent_loop;
 pub mod assembly;
 mod audit_file;
 pub mod chat;
+pub mod extensions;
 pub mod mcp_prompts;
 pub mod offered_registry;
 mod permissions;

@@ -3,6 +3,7 @@
 //! again; a process killed at any point loses at most the response in flight.
 
 mod branches;
+mod custom;
 
 pub use branches::BranchTip;
 

@@ -234,6 +234,9 @@ pub struct CustomToolsConfig {
     pub load_timeout: Option<Duration>,
     /// `memory_limit_mb`: heap per module, in MiB (default 64).
     pub memory_limit_mb: Option<usize>,
+    /// `replace_builtins`: built-in tools that a custom tool or a pi extension's tool of the
+    /// same name replaces (default none: such a tool is refused). Lists concatenate.
+    pub replace_builtins: Vec<String>,
 }
 
 /// `[skills]`: the skill hubs (R27) and the limits of installing from them (R42). Unset limits

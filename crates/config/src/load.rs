@@ -124,6 +124,7 @@ struct FileCustomTools {
     /// Seconds.
     load_timeout: Option<Spanned<u64>>,
     memory_limit_mb: Option<Spanned<usize>>,
+    replace_builtins: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -536,6 +537,9 @@ impl Config {
         invalid: &dyn Fn(Option<usize>, String) -> ConfigError,
     ) -> Result<(), ConfigError> {
         self.custom_tools.paths.extend(custom.paths);
+        self.custom_tools
+            .replace_builtins
+            .extend(custom.replace_builtins);
         for (key, value, target) in [
             (
                 "custom_tools.call_timeout",

@@ -152,6 +152,14 @@ fn custom_tools(out: &mut String, config: &Config) {
     out.push_str("\n[custom_tools]\n");
     let paths: Vec<String> = custom.paths.iter().map(|path| quote(path)).collect();
     let _ = writeln!(out, "paths = [{}]", paths.join(", "));
+    if !custom.replace_builtins.is_empty() {
+        let names: Vec<String> = custom
+            .replace_builtins
+            .iter()
+            .map(|name| quote(name))
+            .collect();
+        let _ = writeln!(out, "replace_builtins = [{}]", names.join(", "));
+    }
     for (key, value) in [
         (
             "call_timeout",

@@ -6,9 +6,11 @@
 //!    `.claude/tools`, `~/.codex/tools`, `.codex/tools` (the un-prefixed ones in the working
 //!    folder), then the Claude marketplace plugin cache (`~/.claude/plugins/cache/<marketplace>/
 //!    <plugin>[/<version>]/tools`);
-//! 2. installed plugins: every package in `~/.toolhost/plugins/node_modules` (scoped ones too)
-//!    whose `package.json` lists `toolhost.tools` (files or folders, relative to the package),
-//!    or else its `tools` folder;
+//! 2. pi's sources ([`crate::pi_sources`]): the extension folders (`.pi/extensions/`,
+//!    `~/.pi/agent/extensions/`, `.omp/…`, `.toolhost/extensions/`), the `extensions` of pi's
+//!    `settings.json`, and the installed plugins of `~/.toolhost/plugins/node_modules` and
+//!    `~/.omp/plugins/node_modules` as their `package.json` manifests (`toolhost`, `omp`, `pi`)
+//!    describe them, or else their `tools` folder;
 //! 3. the configured paths, in the order given (`~` expands, relative paths resolve from cwd).
 //!
 //! In a folder, a tool is a `.ts`, `.js`, `.mjs` or `.mts` file, or a sub-folder with an
@@ -23,6 +25,7 @@ use std::sync::Arc;
 use crate::error::{LoadError, NameClash};
 use crate::host_api::ScriptHost;
 use crate::module_loader::{existing_module, normalize};
+use crate::pi_sources::{Entry, pi_entries};
 use crate::tool::{LoadedTool, load_module};
 
 /// Extensions of files that are tool modules.
@@ -50,9 +53,12 @@ pub struct Discovery {
     pub errors: Vec<LoadError>,
     /// Tools refused because their name was taken.
     pub clashes: Vec<NameClash>,
+    /// The pi extensions among the modules (handlers, commands), in load order.
+    pub extensions: Vec<Arc<crate::Extension>>,
 }
 
-/// The folders of R34's first two groups, in order, for this home and working folder.
+/// The folders of R34's first group (the capability providers), in order, for this home and
+/// working folder; the installed plugins and pi's extensions are [`crate::pi_sources`]'.
 pub fn provider_folders(home: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     for config in [".toolhost", ".claude", ".codex"] {
@@ -64,9 +70,6 @@ pub fn provider_folders(home: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
     if let Some(home) = home {
         folders.extend(marketplace_tool_folders(
             &home.join(".claude/plugins/cache"),
-        ));
-        folders.extend(plugin_tool_paths(
-            &home.join(".toolhost/plugins/node_modules"),
         ));
     }
     folders
@@ -98,44 +101,6 @@ fn marketplace_tool_folders(cache: &Path) -> Vec<PathBuf> {
         }
     }
     folders
-}
-
-fn plugin_tool_paths(node_modules: &Path) -> Vec<PathBuf> {
-    let mut packages = Vec::new();
-    for entry in sorted_children(node_modules)
-        .into_iter()
-        .filter(|p| p.is_dir())
-    {
-        let scoped = entry
-            .file_name()
-            .is_some_and(|name| name.to_string_lossy().starts_with('@'));
-        if scoped {
-            packages.extend(sorted_children(&entry).into_iter().filter(|p| p.is_dir()));
-        } else {
-            packages.push(entry);
-        }
-    }
-    let mut paths = Vec::new();
-    for package in packages {
-        let manifest = std::fs::read_to_string(package.join("package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
-        let listed = manifest
-            .as_ref()
-            .and_then(|manifest| manifest.pointer("/toolhost/tools"))
-            .and_then(serde_json::Value::as_array);
-        match listed {
-            Some(listed) => paths.extend(
-                listed
-                    .iter()
-                    .filter_map(serde_json::Value::as_str)
-                    .map(|relative| package.join(relative)),
-            ),
-            None if package.join("tools").is_dir() => paths.push(package.join("tools")),
-            None => {}
-        }
-    }
-    paths
 }
 
 /// Expands `~` and resolves a relative configured path from `cwd` (R35).
@@ -203,14 +168,26 @@ pub fn find_modules(
     folders: &[PathBuf],
     explicit: &[PathBuf],
 ) -> (Vec<ModuleSource>, Vec<LoadError>) {
+    find_modules_with(folders, &[], explicit)
+}
+
+/// [`find_modules`] with the modules pi's sources name (`entries`) between the folders and
+/// the explicit paths.
+pub(crate) fn find_modules_with(
+    folders: &[PathBuf],
+    entries: &[Entry],
+    explicit: &[PathBuf],
+) -> (Vec<ModuleSource>, Vec<LoadError>) {
     let mut found = Found::default();
     for folder in folders {
         if folder.is_dir() {
             found.scan_folder(folder);
         } else if folder.is_file() {
-            // A plugin manifest may list single files.
             found.file(folder, false);
         }
+    }
+    for entry in entries {
+        found.entry(entry);
     }
     for path in explicit {
         if extension(path).is_some_and(|ext| METADATA_EXTENSIONS.contains(&ext)) {
@@ -263,6 +240,29 @@ impl Found {
         }
     }
 
+    /// A module a pi source names: a file or a folder with an index is one module (its imports
+    /// kept inside `root`); a folder without one (a plugin's tools) holds one module per file.
+    fn entry(&mut self, entry: &Entry) {
+        if entry.path.is_dir() && existing_module(&entry.path.join("index")).is_none() {
+            self.scan_folder(&entry.path);
+            return;
+        }
+        match module_at(&entry.path, &entry.root) {
+            Ok(Some(mut module)) => {
+                if let Ok(root) = entry.root.canonicalize() {
+                    module.root = root;
+                }
+                self.push(module);
+            }
+            Ok(None) => self.errors.push(LoadError::new(
+                &entry.path,
+                "not a module: use a .ts, .js, .mjs or .mts file, or a folder with index.ts or \
+                 index.js",
+            )),
+            Err(message) => self.errors.push(LoadError::new(&entry.path, message)),
+        }
+    }
+
     /// A single path; `required` reports it when it is not a module.
     fn file(&mut self, path: &Path, required: bool) {
         match module_at(path, path.parent().unwrap_or(path)) {
@@ -305,11 +305,14 @@ pub(crate) fn discover_modules(
     cwd: &Path,
 ) -> (Vec<ModuleSource>, Vec<LoadError>) {
     let folders = provider_folders(host.home(), cwd);
+    let (entries, mut errors) = pi_entries(host.home(), cwd);
     let explicit: Vec<PathBuf> = configured_paths
         .iter()
         .map(|path| resolve_configured_path(path, host.home(), cwd))
         .collect();
-    find_modules(&folders, &explicit)
+    let (modules, more) = find_modules_with(&folders, &entries, &explicit);
+    errors.extend(more);
+    (modules, errors)
 }
 
 /// Loads the modules at `paths` (files or tool folders) in order, with no built-in names to
@@ -336,8 +339,9 @@ pub(crate) async fn load_modules(
     let mut discovery = Discovery::default();
     for (module, result) in modules.iter().zip(results) {
         match result {
-            Ok(tools) => {
-                for tool in tools {
+            Ok(parts) => {
+                discovery.extensions.extend(parts.extension);
+                for tool in parts.tools {
                     let loaded = LoadedTool {
                         tool,
                         path: module.path.clone(),

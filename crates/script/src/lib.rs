@@ -32,9 +32,11 @@
 mod discovery;
 mod engine;
 mod error;
+mod extension;
 pub mod host_api;
 mod limits;
 mod module_loader;
+mod pi_sources;
 mod reload;
 mod render_tree;
 mod source_maps;
@@ -46,6 +48,11 @@ pub use discovery::{
     provider_folders, resolve_configured_path,
 };
 pub use error::{LoadError, NameClash};
+pub use extension::{
+    Extension, ExtensionCommand, Extensions, InputOutcome, ToolCallVerdict, ToolResultChange,
+    pi_tool_name,
+};
+pub use host_api::actions::{ExtensionAction, ExtensionActionKind};
 pub use host_api::exec::{DenyListOnly, ExecGate, ExecRequest};
 pub use host_api::fs::{
     DirEntry, EntryKind, FileAccess, FileGate, FileRequest, FileStat, FileSystemOnly, FsError,

@@ -36,7 +36,7 @@ use crate::discovery::{
 };
 use crate::error::{LoadError, NameClash};
 use crate::host_api::ScriptHost;
-use crate::tool::{LoadedTool, ScriptTool, load_module};
+use crate::tool::{LoadedTool, ModuleParts, load_module};
 
 /// How long the watcher waits for a burst of file events to end before it reports a change.
 pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(150);
@@ -44,7 +44,7 @@ pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(150);
 struct LoadedModule {
     source: ModuleSource,
     fingerprint: u64,
-    tools: Result<Vec<Arc<ScriptTool>>, String>,
+    tools: Result<ModuleParts, String>,
 }
 
 /// A loaded set of custom tools that can be reloaded from disk.
@@ -134,6 +134,7 @@ impl CustomTools {
             tools: tools.active.clone(),
             errors: report.errors,
             clashes: report.clashes,
+            extensions: tools.extensions(),
         };
         (tools, discovery)
     }
@@ -141,6 +142,14 @@ impl CustomTools {
     /// The host the tools run against (a UI sets its context there).
     pub fn host(&self) -> &Arc<ScriptHost> {
         &self.host
+    }
+
+    /// The pi extensions among the loaded modules, in load order.
+    pub fn extensions(&self) -> Vec<Arc<crate::Extension>> {
+        self.modules
+            .iter()
+            .filter_map(|module| module.tools.as_ref().ok()?.extension.clone())
+            .collect()
     }
 
     /// The active tools, in load order.
@@ -194,8 +203,8 @@ impl CustomTools {
         let mut clashes = Vec::new();
         for module in &self.modules {
             match &module.tools {
-                Ok(tools) => {
-                    for tool in tools {
+                Ok(parts) => {
+                    for tool in &parts.tools {
                         let loaded = LoadedTool {
                             tool: Arc::clone(tool),
                             path: module.source.path.clone(),
@@ -242,6 +251,14 @@ impl CustomTools {
     /// The folders and files whose changes may change the tools: R34's sources that exist.
     pub fn watched_paths(&self) -> Vec<PathBuf> {
         let mut paths = provider_folders(self.host.home(), &self.cwd);
+        paths.extend(crate::pi_sources::extension_folders(
+            self.host.home(),
+            &self.cwd,
+        ));
+        if let Some(home) = self.host.home() {
+            paths.push(home.join(".toolhost/plugins/node_modules"));
+            paths.push(home.join(".omp/plugins/node_modules"));
+        }
         paths.extend(
             self.configured_paths
                 .iter()

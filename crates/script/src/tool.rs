@@ -45,6 +45,8 @@ pub struct ScriptTool {
     index: u32,
     hooks: Hooks,
     engine: Arc<Engine>,
+    prompt_snippet: Option<String>,
+    prompt_guidelines: Vec<String>,
 }
 
 impl std::fmt::Debug for ScriptTool {
@@ -67,7 +69,19 @@ impl ScriptTool {
             index: descriptor.index,
             hooks: descriptor.hooks,
             engine,
+            prompt_snippet: descriptor.prompt_snippet,
+            prompt_guidelines: descriptor.prompt_guidelines,
         }
+    }
+
+    /// pi's `promptSnippet`: the tool's line in the system prompt's list of tools.
+    pub fn prompt_snippet(&self) -> Option<&str> {
+        self.prompt_snippet.as_deref()
+    }
+
+    /// pi's `promptGuidelines`: bullets the system prompt carries while the tool is offered.
+    pub fn prompt_guidelines(&self) -> &[String] {
+        &self.prompt_guidelines
     }
 
     /// The tool's name.
@@ -222,20 +236,40 @@ pub struct LoadedTool {
     pub path: PathBuf,
 }
 
+/// What one module gave: its tools, and its pi extension when it registered handlers or
+/// commands.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ModuleParts {
+    pub tools: Vec<Arc<ScriptTool>>,
+    pub extension: Option<Arc<crate::Extension>>,
+}
+
 /// Loads every tool of the module `entry` (canonical), confining its imports to `root`.
 pub(crate) async fn load_module(
     host: Arc<crate::ScriptHost>,
     entry: PathBuf,
     root: PathBuf,
-) -> Result<Vec<Arc<ScriptTool>>, String> {
+) -> Result<ModuleParts, String> {
     // Loading runs in its own task for the same reason calls do: nothing drops a half-run
     // engine future.
     let task = tokio::spawn(async move {
-        let (engine, descriptors) = Engine::load(host, entry, root).await?;
-        Ok(descriptors
-            .into_iter()
-            .map(|descriptor| Arc::new(ScriptTool::new(Arc::clone(&engine), descriptor)))
-            .collect())
+        let (engine, loaded) = Engine::load(host, entry.clone(), root).await?;
+        let extension = loaded.is_extension().then(|| {
+            Arc::new(crate::Extension::new(
+                Arc::clone(&engine),
+                entry,
+                loaded.events,
+                loaded.commands,
+            ))
+        });
+        Ok(ModuleParts {
+            tools: loaded
+                .tools
+                .into_iter()
+                .map(|descriptor| Arc::new(ScriptTool::new(Arc::clone(&engine), descriptor)))
+                .collect(),
+            extension,
+        })
     });
     task.await
         .map_err(|error| format!("the engine crashed while loading: {error}"))?

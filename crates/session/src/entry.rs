@@ -75,6 +75,15 @@ pub enum EntryKind {
     },
     /// What a turn ran with, so that a resumed turn runs the same way.
     TurnContext(TurnContext),
+    /// State an extension keeps in the session (pi's `appendEntry`): never sent to the model,
+    /// given back to the extension when the session is resumed.
+    Custom {
+        /// The extension's name for this kind of entry.
+        custom_type: String,
+        /// Its data.
+        #[serde(default)]
+        data: Value,
+    },
 }
 
 impl EntryKind {
@@ -97,6 +106,7 @@ impl EntryKind {
             Self::BranchSummary { .. } => "branch_summary",
             Self::Label { .. } => "label",
             Self::TurnContext(_) => "turn_context",
+            Self::Custom { .. } => "custom",
         }
     }
 
@@ -123,9 +133,10 @@ impl EntryKind {
             Self::Compaction(compaction) => compaction.summary.clone(),
             Self::BranchSummary { summary, .. } => summary.clone(),
             Self::Label { name } => name.clone(),
-            Self::ModelChange { .. } | Self::ModeChange { .. } | Self::TurnContext(_) => {
-                String::new()
-            }
+            Self::ModelChange { .. }
+            | Self::ModeChange { .. }
+            | Self::TurnContext(_)
+            | Self::Custom { .. } => String::new(),
         };
         (!text.is_empty()).then_some(text)
     }

@@ -99,7 +99,8 @@ fn message(kind: EntryKind) -> Option<Message> {
         | EntryKind::ModelChange { .. }
         | EntryKind::ModeChange { .. }
         | EntryKind::Label { .. }
-        | EntryKind::TurnContext(_) => None,
+        | EntryKind::TurnContext(_)
+        | EntryKind::Custom { .. } => None,
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod compaction;
 mod deferred;
 mod events;
+mod extension_events;
 mod inbox;
 mod nudges;
 mod repeats;
@@ -36,6 +37,7 @@ use compaction::{
     Compacted, CompactionError, CompactionPolicy, DEFAULT_CONTEXT_WINDOW, estimate_tokens,
 };
 use deferred::Deferral;
+use extension_events::LoopExtensions;
 use nudges::{Nudge, Nudges};
 use repeats::RepeatedCalls;
 use tool_batch::run_tool_calls;
@@ -51,6 +53,8 @@ struct RunState<'a> {
     /// The conversation's size in tokens as the provider last counted it, and how many
     /// messages that count covered.
     measured: Option<(u64, usize)>,
+    /// The system prompt for this run, when an extension changed it (`before_agent_start`).
+    system: Option<String>,
 }
 
 impl RunState<'_> {
@@ -94,6 +98,8 @@ pub struct AgentLoop {
     /// Turns without `TodoWrite`, while the todo list has open tasks, before a reminder (0:
     /// none).
     todo_reminder_turns: usize,
+    /// pi extensions' lifecycle events.
+    extensions: LoopExtensions,
 }
 
 /// What a run produced.
@@ -146,6 +152,7 @@ impl AgentLoop {
             inbox: None,
             waits_for_inbox: true,
             todo_reminder_turns: todo_reminder::DEFAULT_TODO_REMINDER_TURNS,
+            extensions: LoopExtensions::default(),
         }
     }
 
@@ -154,6 +161,14 @@ impl AgentLoop {
     #[must_use]
     pub fn todo_reminder_turns(mut self, turns: usize) -> Self {
         self.todo_reminder_turns = turns;
+        self
+    }
+
+    /// Tells these pi extensions the loop's lifecycle events (`before_agent_start`,
+    /// `agent_start`, `turn_start`, `context`, …) and delivers the messages they queue.
+    #[must_use]
+    pub fn extensions(mut self, session: Arc<crate::extensions::ExtensionSession>) -> Self {
+        self.extensions = LoopExtensions::new(session);
         self
     }
 
@@ -381,6 +396,7 @@ impl AgentLoop {
         self.registry
             .dispatch_session_event(&event, &self.session)
             .await;
+        self.extensions.session_event(&event).await;
     }
 
     /// Runs the conversation `messages` (ending with the user's message) until it ends. The
@@ -400,7 +416,12 @@ impl AgentLoop {
             turns: 0,
             model_time: Duration::ZERO,
             measured: None,
+            system: None,
         };
+        run.system = self
+            .extensions
+            .run_start(&run.messages, &self.system_prompt)
+            .await;
         events(AgentEvent::RunStart {
             session_id: self.session.session_id.clone().unwrap_or_default(),
             provider: self.provider.name().to_owned(),
@@ -410,6 +431,7 @@ impl AgentLoop {
         let outcome = match self.turns(&mut run, &events, &cancel).await {
             Ok(outcome) | Err(outcome) => outcome,
         };
+        self.extensions.run_end(&run.messages).await;
         events(AgentEvent::RunEnd {
             outcome: outcome.clone(),
             turns: run.turns,
@@ -443,8 +465,18 @@ impl AgentLoop {
             self.compact_if_full(run, events, cancel).await;
             run.turns += 1;
             events(AgentEvent::TurnStart { turn: run.turns });
+            self.extensions.turn_start(run.turns).await;
             let asked = Instant::now();
-            let response = self.ask_model(&run.messages, events, cancel).await;
+            let sent = self.extensions.context(&run.messages).await;
+            let system = run.system.as_deref().unwrap_or(&self.system_prompt);
+            let response = self
+                .ask_model(
+                    sent.as_deref().unwrap_or(&run.messages),
+                    system,
+                    events,
+                    cancel,
+                )
+                .await;
             run.model_time += asked.elapsed();
             let response = response?;
             run.usage += response.usage;
@@ -478,6 +510,10 @@ impl AgentLoop {
             }
             run.push(Message::Assistant(response), None)?;
             if calls.is_empty() {
+                let answer = run.messages.last().cloned();
+                if let Some(answer) = &answer {
+                    self.extensions.turn_end(run.turns, answer, &[]).await;
+                }
                 if run.turns < self.max_iterations && self.wait_for_inbox(cancel).await? {
                     continue;
                 }
@@ -514,6 +550,7 @@ impl AgentLoop {
                 self.session_event(SessionEvent::TodoReminder).await;
             }
             let last = calls.len().saturating_sub(1);
+            let answered_at = run.messages.len();
             for (index, (call, done)) in calls.iter().zip(&finished).enumerate() {
                 let mut result = ToolResultMessage::from(&done.result);
                 // A duplicate in the same response already says so.
@@ -527,6 +564,11 @@ impl AgentLoop {
                     result.content.push(ContentBlock::text(note));
                 }
                 run.push(Message::ToolResult(result), done.result.details.as_ref())?;
+            }
+            if let Some(message) = run.messages.get(answered_at.wrapping_sub(1)) {
+                self.extensions
+                    .turn_end(run.turns, message, &run.messages[answered_at..])
+                    .await;
             }
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
@@ -543,6 +585,9 @@ impl AgentLoop {
             for text in inbox.take() {
                 run.push(Message::user(text), None)?;
             }
+        }
+        for text in self.extensions.queued() {
+            run.push(Message::user(text), None)?;
         }
         Ok(())
     }
@@ -611,12 +656,13 @@ impl AgentLoop {
     async fn ask_model(
         &self,
         messages: &[Message],
+        system: &str,
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, RunOutcome> {
         let offered = self.deferral.offered(&self.tools, messages);
         let request = ModelRequest {
-            system: self.system_prompt.clone(),
+            system: system.to_owned(),
             messages: messages.to_vec(),
             tools: offered.tools,
             deferred_tools: offered.deferred,

@@ -27,6 +27,7 @@ use toolhost_tools::{
     builtin_tools,
 };
 
+use crate::extensions::{ExtensionGate, ExtensionResults, ExtensionSession, ExtensionSlot};
 use crate::offered_registry::OfferedRegistry;
 use crate::permissions::Permissions;
 use crate::subagents::{ParentContext, SubAgents};
@@ -83,6 +84,8 @@ pub struct ToolSet {
     pub commands: Arc<SlashCommands>,
     /// The agent's sub-agents: its mailbox, the sink of their events, and what stops them.
     pub subagents: SubAgents,
+    /// The pi extensions among the custom tools' modules: their handlers and commands.
+    pub extensions: Arc<ExtensionSession>,
 }
 
 /// Where each custom tool came from, by name (built-ins are absent).
@@ -206,6 +209,7 @@ impl<'a> ToolSetBuilder<'a> {
         if let Some(model) = &self.model {
             subagents.set_provider(model);
         }
+        let slot = Arc::new(ExtensionSlot::default());
         let (registry, custom, mcp) = build_registry_with(
             self.workspace,
             self.config,
@@ -218,10 +222,15 @@ impl<'a> ToolSetBuilder<'a> {
                 model: self.model.as_ref(),
                 subagents: &subagents,
                 mcp_startup: self.mcp_startup,
+                extensions: &slot,
             },
         )
         .await?;
         subagents.offer_from(&registry);
+        let extensions = Arc::new(ExtensionSession::new(
+            slot.get().cloned().unwrap_or_default(),
+            Arc::clone(custom.host()),
+        ));
         Ok(ToolSet {
             registry,
             custom,
@@ -229,6 +238,7 @@ impl<'a> ToolSetBuilder<'a> {
             skills,
             commands,
             subagents,
+            extensions,
         })
     }
 }
@@ -241,6 +251,9 @@ struct BuiltinInputs<'a> {
     model: Option<&'a ChosenProvider>,
     subagents: &'a SubAgents,
     mcp_startup: McpStartup,
+    /// Where the extensions found among the custom tools go (their handlers are in the
+    /// registry's pipeline).
+    extensions: &'a Arc<ExtensionSlot>,
 }
 
 /// The built-in MCP providers (R30): `toolhost` (`mcp__toolhost__status`).
@@ -286,6 +299,7 @@ async fn build_registry_with(
         model,
         subagents,
         mcp_startup,
+        extensions,
     }: BuiltinInputs<'_>,
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
@@ -320,7 +334,19 @@ async fn build_registry_with(
         providers,
         mcp_startup,
     ));
-    let mut builder = permissions.install(ToolRegistry::builder());
+    // pi's tool_call handlers come before the policy; tool_result handlers before the
+    // PostToolUse hooks.
+    let mut builder = ToolRegistry::builder()
+        .authorizer(Arc::new(ExtensionGate {
+            inner: permissions.policy().clone(),
+            slot: Arc::clone(extensions),
+        }))
+        .result_handler(Arc::new(ExtensionResults {
+            slot: Arc::clone(extensions),
+        }));
+    if let Some(hooks) = permissions.result_handler() {
+        builder = builder.result_handler(hooks);
+    }
     if let Some(max_chars) = config.limits.max_result_chars {
         builder = builder.max_chars(max_chars);
     }
@@ -394,7 +420,10 @@ async fn build_registry_with(
     // Notify is registered after the MCP tools (R9: control comes last), but a custom tool
     // must not take its name.
     let session_tools = subagents.session_tools();
+    // A built-in named in `replace_builtins` may be taken by a custom tool, which replaces it.
+    let replaceable = &config.custom_tools.replace_builtins;
     let mut taken = registry.names();
+    taken.retain(|name| !replaceable.contains(name));
     taken.push(notify.name());
     taken.push(TODO_WRITE.to_owned());
     taken.extend(session_tools.iter().map(|tool| tool.name()));
@@ -407,6 +436,14 @@ async fn build_registry_with(
     .await;
     for error in &discovery.errors {
         tracing::warn!("{error}");
+    }
+    extensions.set(Arc::new(toolhost_script::Extensions::new(
+        discovery.extensions.clone(),
+    )));
+    for loaded in &discovery.tools {
+        if replaceable.iter().any(|name| name == loaded.tool.name()) {
+            registry.unregister(loaded.tool.name());
+        }
     }
     for refused in registry.register_all(discovery.tools.into_iter().map(|loaded| {
         let tool: Arc<dyn toolhost_core::Tool> = loaded.tool;
@@ -575,6 +612,7 @@ mod tests {
                     OfferedRegistry::default(),
                 ),
                 mcp_startup: McpStartup::WaitForAll,
+                extensions: &Arc::default(),
             },
         )
         .await

@@ -23,6 +23,7 @@
 mod call;
 mod clock;
 mod errors;
+mod events;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,6 +39,7 @@ use clock::CallClock;
 use errors::Describer;
 
 pub(crate) use call::CallEnd;
+pub(crate) use events::{CommandInfo, Registered};
 
 const PRELUDE: &str = include_str!("../js/prelude.js");
 
@@ -59,6 +61,33 @@ pub(crate) struct ToolDescriptor {
     pub description: String,
     pub parameters: Value,
     pub hooks: Hooks,
+    /// pi's `promptSnippet`: the tool's line in the system prompt's list of tools.
+    #[serde(default, rename = "promptSnippet")]
+    pub prompt_snippet: Option<String>,
+    /// pi's `promptGuidelines`: bullets for the system prompt while the tool is offered.
+    #[serde(default, rename = "promptGuidelines")]
+    pub prompt_guidelines: Vec<String>,
+}
+
+/// What a module's default export gave: tools it returned or registered, and, for a pi
+/// extension, its commands and the events it listens to.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct Loaded {
+    pub tools: Vec<ToolDescriptor>,
+    #[serde(default)]
+    pub commands: Vec<CommandInfo>,
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// Whether the export returned something (a factory) rather than nothing (an extension).
+    #[serde(default)]
+    pub returned: bool,
+}
+
+impl Loaded {
+    /// Whether the module is a pi extension: it listens to events or has commands.
+    pub(crate) fn is_extension(&self) -> bool {
+        !self.events.is_empty() || !self.commands.is_empty()
+    }
 }
 
 /// One module's engine: its runtime, context and clock.
@@ -86,7 +115,7 @@ impl Engine {
         host: Arc<ScriptHost>,
         entry: PathBuf,
         root: PathBuf,
-    ) -> Result<(Arc<Self>, Vec<ToolDescriptor>), String> {
+    ) -> Result<(Arc<Self>, Loaded), String> {
         let runtime =
             AsyncRuntime::new().map_err(|error| format!("cannot start the engine: {error}"))?;
         runtime.set_memory_limit(host.limits().memory_limit).await;
@@ -122,13 +151,14 @@ impl Engine {
         Ok((engine, tools))
     }
 
-    async fn evaluate_module(&self) -> Result<Vec<ToolDescriptor>, String> {
+    async fn evaluate_module(&self) -> Result<Loaded, String> {
         let limit = self.host.limits().load_time_limit;
         let _deadline = self.clock.enter(limit);
         let host = Arc::clone(&self.host);
         let module = Arc::clone(&self.module);
         let info = self.host.factory_info().to_string();
         let entry = self.module.to_string_lossy().into_owned();
+        let entry_text = entry.clone();
         let root = self.root.clone();
         let describer = self.describer.clone();
         let json = self
@@ -148,7 +178,7 @@ impl Engine {
                     let api: Object = ctx.globals().get("__toolhost_api")?;
                     let load_tools: Function = api.get("loadTools")?;
                     load_tools
-                        .call::<_, Promise>((namespace, info))?
+                        .call::<_, Promise>((namespace, info, entry_text))?
                         .into_future::<String>()
                         .await
                 };
@@ -174,18 +204,28 @@ impl Engine {
                 message
             }
         })?;
-        let loaded: call::Envelope<Vec<ToolDescriptor>> = serde_json::from_str(&json)
+        let loaded: call::Envelope<Loaded> = serde_json::from_str(&json)
             .map_err(|error| format!("the factory's result could not be read: {error}"))?;
         if let Some(error) = loaded.failure(&self.describer) {
             return Err(error);
         }
         match loaded.ok {
-            Some(tools) if tools.is_empty() => {
+            Some(loaded) if loaded.tools.is_empty() && loaded.returned => {
                 Err("the factory returned no tools (an empty array)".to_owned())
             }
-            Some(tools) => Ok(tools),
+            Some(loaded) if loaded.tools.is_empty() && !loaded.is_extension() => Err(
+                "the module's default export returned no tools and registered nothing (no \
+                 pi.registerTool, pi.registerCommand or pi.on)"
+                    .to_owned(),
+            ),
+            Some(loaded) => Ok(loaded),
             None => Err("the factory returned nothing".to_owned()),
         }
+    }
+
+    /// The host it runs against.
+    pub(crate) fn host(&self) -> &Arc<ScriptHost> {
+        &self.host
     }
 
     /// The module file this engine runs.

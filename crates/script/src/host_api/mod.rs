@@ -5,6 +5,7 @@
 //! hidden global of each engine. Every asynchronous binding resolves with JSON text
 //! (`{"ok": …}` or `{"error": …}`), so that failures cross the boundary as values.
 
+pub mod actions;
 mod blocking;
 mod callers;
 mod child_process;
@@ -28,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_exec::SandboxPolicy;
 
 use crate::limits::ScriptLimits;
+use actions::{ExtensionAction, ExtensionActionKind};
 pub use callers::Callers;
 pub(crate) use callers::{CallGuard, CallsInFlight};
 use exec::{DenyListOnly, ExecGate};
@@ -52,6 +54,7 @@ pub struct ScriptHost {
     file_gate: Arc<dyn FileGate>,
     ui: RwLock<Option<Arc<dyn UiContext>>>,
     pending: Mutex<Vec<PendingAction>>,
+    actions: Mutex<Vec<ExtensionAction>>,
     tool_names: RwLock<Vec<String>>,
     next_exec: AtomicU32,
     next_pending: AtomicU32,
@@ -126,6 +129,11 @@ impl ScriptHost {
     /// The actions tools registered with `pushPendingAction` since the last call, oldest first.
     pub fn take_pending_actions(&self) -> Vec<PendingAction> {
         std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// What extensions asked of the session since the last take, oldest first.
+    pub fn take_extension_actions(&self) -> Vec<ExtensionAction> {
+        std::mem::take(&mut *self.actions.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Sets the tool names `api.pi.toolNames` shows to factories loaded from now on.
@@ -259,6 +267,7 @@ impl ScriptHostBuilder {
             file_gate: self.file_gate,
             ui: RwLock::new(None),
             pending: Mutex::new(Vec::new()),
+            actions: Mutex::new(Vec::new()),
             tool_names: RwLock::new(Vec::new()),
             next_exec: AtomicU32::new(1),
             next_pending: AtomicU32::new(1),
@@ -342,6 +351,27 @@ pub(crate) fn install<'js>(
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(action);
             id
+        })?,
+    )?;
+
+    let h = Arc::clone(host);
+    let file = Arc::clone(module);
+    bindings.set(
+        "extensionAction",
+        Function::new(ctx.clone(), move |kind: String, payload: String| {
+            match ExtensionActionKind::parse(&kind, &payload) {
+                Some(kind) => h
+                    .actions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(ExtensionAction {
+                        module: file.to_path_buf(),
+                        kind,
+                    }),
+                None => {
+                    tracing::warn!(module = %file.display(), "unknown extension action '{kind}'")
+                }
+            }
         })?,
     )?;
 

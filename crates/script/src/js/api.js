@@ -108,17 +108,59 @@ const toolSpec = (tool, index) => {
   };
 };
 
-async function loadTools(namespace, infoJson) {
+// Adds a tool to the module's list; its spec with the index the Rust side calls it by.
+const addTool = (tool) => {
+  const spec = toolSpec(tool, tools.length);
+  tools.push(tool);
+  return { ...spec, index: tools.length - 1 };
+};
+// The module's pi extension (made at load): its handlers, commands and registrations.
+let extension;
+
+async function loadTools(namespace, infoJson, path) {
   try {
     const factory = typeof namespace.default === "function" ? namespace.default : namespace.factory;
     if (typeof factory !== "function") {
-      throw new Error("the module exports no factory: write `export default (api) => ({ name, description, parameters, execute })` (or export a function named `factory`)");
+      throw new Error("the module exports no factory: write `export default (api) => ({ name, description, parameters, execute })` (or export a function named `factory`), or a pi extension `export default function (pi) { pi.registerTool(…) }`");
     }
-    const produced = await factory(makeApi(JSON.parse(infoJson)));
-    const list = Array.isArray(produced) ? produced : [produced];
-    const specs = list.map(toolSpec);
-    tools.push(...list);
-    return ok(specs.map((spec, offset) => ({ ...spec, index: tools.length - list.length + offset })));
+    const info = JSON.parse(infoJson);
+    const api = makeApi(info);
+    extension = require("toolhost:extension").createExtension({ path, info, makeUi, exec: api.exec, addTool });
+    // One object serves both contracts: the factory api and pi's ExtensionAPI.
+    const both = Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(api), ...Object.getOwnPropertyDescriptors(extension.api) });
+    const produced = await factory(both);
+    const list = produced === undefined || produced === null ? [] : Array.isArray(produced) ? produced : [produced];
+    const specs = list.map((tool) => addTool(tool));
+    const registered = extension.takeRegistered();
+    return ok({ tools: [...specs, ...registered.tools], commands: registered.commands, events: registered.events, returned: produced !== undefined && produced !== null });
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+// An event for the module's extension handlers: what they combined to, and what they added.
+async function callEmit(name, eventJson) {
+  try {
+    const { result, errors } = await extension.emit(name, JSON.parse(eventJson));
+    return ok({ result, errors, registered: extension.takeRegistered() });
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+async function callCommand(name, args) {
+  try {
+    await extension.runCommand(name, args);
+    return ok({ registered: extension.takeRegistered() });
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+async function callSetSession(json) {
+  try {
+    extension.setSession(JSON.parse(json));
+    return ok(null);
   } catch (error) {
     return fail(error);
   }
@@ -264,4 +306,4 @@ async function callResolve(id, apply) {
   }
 }
 
-globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender, callResolve });
+globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender, callResolve, callEmit, callCommand, callSetSession });

@@ -10,6 +10,7 @@
 const SOURCES: &[(&str, &str)] = &[
     ("@sinclair/typebox", include_str!("../js/typebox.js")),
     ("toolhost:text", include_str!("../js/styled_text.js")),
+    ("toolhost:extension", include_str!("../js/extension.js")),
     ("zod", include_str!("../js/zod.js")),
     ("node:path", include_str!("../js/path.js")),
     ("node:fs", include_str!("../js/fs.js")),

@@ -158,6 +158,9 @@ fn entry_markdown(out: &mut String, entry: &Entry) {
         EntryKind::Label { name } => {
             let _ = writeln!(out, "\n*Label: {name}*");
         }
+        EntryKind::Custom { custom_type, .. } => {
+            let _ = writeln!(out, "\n*Extension state: {custom_type}*");
+        }
         EntryKind::TurnContext(context) => {
             let _ = writeln!(
                 out,

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_agent::Permissions;
 use toolhost_agent::agent_loop::{AgentEvent, Transcript};
 use toolhost_agent::assembly::{AgentSetup, AssemblyError};
+use toolhost_agent::extensions::Prompted;
 use toolhost_agent::session_record::{SessionChoice, SessionOpening, turn_context};
 use toolhost_config::model_choice::ModelFlags;
 use toolhost_config::providers::provider_pricing;
@@ -163,6 +164,7 @@ async fn run_agent(
         };
     let mut agent = assembled.agent;
     let mut messages = Vec::new();
+    let resumed = opening.as_ref().is_some_and(SessionOpening::is_resumed);
     let recorded = match opening {
         None => None,
         Some(opening) => {
@@ -184,6 +186,38 @@ async fn run_agent(
         .as_ref()
         .map_or_else(new_session_id, |recorded| recorded.id().to_string());
     let agent = agent.session_id(session_id.clone());
+    let cancel = CancellationToken::new();
+    // pi extensions: the session they store in, what `ctx.abort()` cancels, `session_start`,
+    // then the prompt through their `input` handlers and commands.
+    let extensions = Arc::clone(&assembled.tools.extensions);
+    extensions.set_recorded(recorded.clone());
+    extensions.set_cancel(cancel.clone());
+    extensions
+        .start(
+            &session_id,
+            &assembled.provider.model,
+            agent.registry(),
+            resumed,
+        )
+        .await;
+    let prompt = match extensions.prompt(&prompt, "rpc").await {
+        Prompted::Send(text) => text,
+        Prompted::Done => {
+            extensions
+                .notify("session_shutdown", &serde_json::json!({}))
+                .await;
+            assembled.tools.mcp.shutdown().await;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Prompted::Failed(error) => {
+            eprintln!("error: {error}");
+            extensions
+                .notify("session_shutdown", &serde_json::json!({}))
+                .await;
+            assembled.tools.mcp.shutdown().await;
+            return Ok(ExitCode::from(EXIT_RUN_FAILED));
+        }
+    };
     let prompt = Message::user(prompt);
     if let Some(recorded) = &recorded {
         recorded.record_message(&prompt)?;
@@ -204,7 +238,6 @@ async fn run_agent(
         Arc::new(move |event: AgentEvent| events_writer.event(&event));
     // Sub-agents' progress goes to the same output, tagged with their run.
     assembled.tools.subagents.set_events(Arc::clone(&events));
-    let cancel = CancellationToken::new();
     cancel_on_ctrl_c(cancel.clone());
 
     agent.session_event(SessionEvent::Start).await;

@@ -1,0 +1,156 @@
+//! pi's lifecycle events in the loop: `before_agent_start` (which may change the system
+//! prompt for the run), `agent_start` / `agent_end`, `turn_start` / `turn_end`, `context`
+//! (which may change the messages sent), and the messages extensions queued meanwhile. With
+//! no extension listening, each is a check of a flag.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use toolhost_core::conversation::Message;
+use toolhost_core::{ContentBlock, SessionEvent};
+
+use crate::extensions::ExtensionSession;
+
+/// The loop's view of a session's extensions (none by default).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LoopExtensions(Option<Arc<ExtensionSession>>);
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis())
+}
+
+fn last_user_text(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            Message::User { content } => Some(
+                content
+                    .iter()
+                    .filter_map(ContentBlock::as_text)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+impl LoopExtensions {
+    pub(crate) fn new(session: Arc<ExtensionSession>) -> Self {
+        Self(Some(session))
+    }
+
+    fn listening(&self, event: &str) -> Option<&Arc<ExtensionSession>> {
+        self.0
+            .as_ref()
+            .filter(|session| session.extensions().listens_to(event))
+    }
+
+    /// `before_agent_start` then `agent_start`: the system prompt for this run.
+    pub(crate) async fn run_start(&self, messages: &[Message], system: &str) -> Option<String> {
+        let mut changed = None;
+        if let Some(session) = self.listening("before_agent_start") {
+            let (prompt, _) = session
+                .extensions()
+                .before_agent_start(&last_user_text(messages), system)
+                .await;
+            session.apply();
+            changed = (prompt != system).then_some(prompt);
+        }
+        self.notify("agent_start", &json!({})).await;
+        changed
+    }
+
+    /// `agent_end`, with the conversation.
+    pub(crate) async fn run_end(&self, messages: &[Message]) {
+        if self.listening("agent_end").is_some() {
+            self.notify("agent_end", &json!({ "messages": messages }))
+                .await;
+        } else {
+            self.apply();
+        }
+    }
+
+    /// `turn_start`.
+    pub(crate) async fn turn_start(&self, turn: usize) {
+        self.notify(
+            "turn_start",
+            &json!({ "turnIndex": turn.saturating_sub(1), "timestamp": now_ms() }),
+        )
+        .await;
+    }
+
+    /// `turn_end`, with the model's message and the results of its calls.
+    pub(crate) async fn turn_end(&self, turn: usize, message: &Message, results: &[Message]) {
+        if self.listening("turn_end").is_some() {
+            self.notify(
+                "turn_end",
+                &json!({
+                    "turnIndex": turn.saturating_sub(1),
+                    "message": message,
+                    "toolResults": results,
+                }),
+            )
+            .await;
+        } else {
+            self.apply();
+        }
+    }
+
+    /// `context`: the messages to send instead, when a handler changed them (and they still
+    /// read as messages).
+    pub(crate) async fn context(&self, messages: &[Message]) -> Option<Vec<Message>> {
+        let session = self.listening("context")?;
+        let json = serde_json::to_value(messages).ok()?;
+        let changed = session.extensions().context(&json).await;
+        session.apply();
+        match serde_json::from_value::<Vec<Message>>(changed?) {
+            Ok(messages) => Some(messages),
+            Err(error) => {
+                tracing::warn!(
+                    "a context handler's messages are not messages, so the originals are sent: {error}"
+                );
+                None
+            }
+        }
+    }
+
+    /// A session lifecycle event, under pi's name for it (`start` is [`ExtensionSession::start`]'s:
+    /// it carries the session's state).
+    pub(crate) async fn session_event(&self, event: &SessionEvent) {
+        let name = match event {
+            SessionEvent::Switch => "session_switch",
+            SessionEvent::Branch => "session_fork",
+            SessionEvent::Tree => "session_tree",
+            SessionEvent::Shutdown => "session_shutdown",
+            SessionEvent::AutoCompactionStart => "session_before_compact",
+            SessionEvent::AutoCompactionEnd => "session_compact",
+            _ => return,
+        };
+        self.notify(name, &json!({})).await;
+    }
+
+    /// Messages extensions queued (`sendUserMessage`, `sendMessage`), for the next turn.
+    pub(crate) fn queued(&self) -> Vec<String> {
+        self.0
+            .as_ref()
+            .map(|session| session.take_queued())
+            .unwrap_or_default()
+    }
+
+    async fn notify(&self, event: &str, payload: &Value) {
+        if let Some(session) = &self.0 {
+            session.notify(event, payload).await;
+        }
+    }
+
+    fn apply(&self) {
+        if let Some(session) = &self.0 {
+            session.apply();
+        }
+    }
+}

@@ -1,0 +1,302 @@
+// `toolhost:extension`: pi's ExtensionAPI for one module's engine. A module whose default export
+// is `function (pi) { pi.registerTool(…); pi.on("tool_call", …) }` gets this object (merged with
+// the factory api, so one export may do both). Registrations are kept here; the Rust side asks
+// for them after loading and after every event (`takeRegistered`), and emits events through
+// `emit`, whose results follow pi's rules for each event (see `COMBINE`). What the session must
+// do (append an entry, send a message, abort) goes to the host as an action.
+const { host, describe } = globalThis.__toolhost;
+
+// Events pi fires that toolhost fires too; others are accepted and never fire.
+const EVENTS = new Set([
+  "session_start", "session_shutdown", "session_switch", "session_fork", "session_tree",
+  "session_before_switch", "session_before_fork", "session_before_tree",
+  "session_before_compact", "session_compact", "before_agent_start", "agent_start", "agent_end",
+  "turn_start", "turn_end", "input", "context", "tool_call", "tool_result",
+  "tool_execution_start", "tool_execution_update", "tool_execution_end",
+]);
+
+const messageOf = (error) => (error instanceof Error ? error.message || error.name : describe(error));
+const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+const action = (kind, payload) => host.extensionAction(kind, JSON.stringify(payload ?? null));
+
+// What toolhost cannot draw: the call answers this error, naming itself, and nothing crashes.
+const notHere = (call, why) => () => {
+  throw new Error(`${call} is not available in toolhost: ${why}`);
+};
+const UI_ONLY = "toolhost's UI draws its own editor, footer, header and overlays; extensions reach the user through notify, confirm, select, input, setStatus and setWidget";
+
+function createEventBus(path) {
+  const handlers = new Map();
+  return Object.freeze({
+    emit(channel, data) {
+      for (const handler of [...(handlers.get(channel) ?? [])]) {
+        try { handler(data); } catch (error) { host.log("warn", `${path}: pi.events handler for '${channel}' failed: ${messageOf(error)}`); }
+      }
+    },
+    on(channel, handler) {
+      const list = handlers.get(channel) ?? [];
+      list.push(handler);
+      handlers.set(channel, list);
+      return () => handlers.set(channel, (handlers.get(channel) ?? []).filter((h) => h !== handler));
+    },
+    clear() { handlers.clear(); },
+  });
+}
+
+// The session as extensions see it: kept current by the Rust side (`setSession`) and by the
+// extension's own calls.
+function sessionManagerOf(session) {
+  const entries = () => session.entries.map((entry) => ({ ...entry }));
+  return Object.freeze({
+    getEntries: entries,
+    getBranch: entries,
+    getLeafEntry: () => session.entries[session.entries.length - 1],
+    getLeafId: () => session.entries[session.entries.length - 1]?.id ?? null,
+    getEntry: (id) => session.entries.find((entry) => entry.id === id),
+    getSessionId: () => session.id ?? undefined,
+    getSessionName: () => session.name,
+    getSessionFile: () => undefined,
+    getSessionDir: () => undefined,
+    getCwd: () => session.cwd,
+    getHeader: () => ({ type: "session", id: session.id ?? undefined, cwd: session.cwd }),
+    getLabel: () => undefined,
+    getTree: () => session.entries.map((entry) => ({ entry: { ...entry }, children: [] })),
+  });
+}
+
+function createExtension({ path, info, makeUi, exec, addTool }) {
+  const handlers = new Map();
+  const commands = new Map();
+  const flags = new Map();
+  const fresh = { tools: [], commands: [] };
+  const session = { id: null, name: undefined, cwd: info.cwd, entries: [], model: undefined, idle: true, usage: undefined, tools: [], active: null, systemPrompt: "" };
+  let nextEntry = 1;
+  const ui = makeUi();
+  const warn = (text) => host.log("warn", `${path}: ${text}`);
+  const ignored = (call, why) => () => { warn(`${call} is ignored: ${why}`); };
+  const extensionUi = Object.freeze({
+    ...ui,
+    setWidget: (key, content) => {
+      if (content === undefined || content === null) return;
+      if (!Array.isArray(content)) throw new Error(`ctx.ui.setWidget('${key}') with a component is not available in toolhost: ${UI_ONLY}; give it an array of lines`);
+      ui.setStatus(key, content.map(String).join("\n"));
+    },
+    setWorkingMessage: () => {},
+    setTitle: () => {},
+    setEditorText: notHere("ctx.ui.setEditorText", UI_ONLY),
+    getEditorText: () => "",
+    editor: (title, prefill) => ui.input(title, prefill ?? ""),
+    custom: notHere("ctx.ui.custom", UI_ONLY),
+    setFooter: notHere("ctx.ui.setFooter", UI_ONLY),
+    setHeader: notHere("ctx.ui.setHeader", UI_ONLY),
+    setEditorComponent: notHere("ctx.ui.setEditorComponent", UI_ONLY),
+    pasteToEditor: notHere("ctx.ui.pasteToEditor", UI_ONLY),
+    getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: () => ({ success: false, error: "themes are toolhost's own" }),
+    get theme() { return require("toolhost:text").theme(); },
+  });
+  const sessionManager = sessionManagerOf(session);
+  const context = {
+    ui: extensionUi,
+    get hasUI() { return host.hasUI(); },
+    get cwd() { return session.cwd; },
+    sessionManager,
+    modelRegistry: Object.freeze({ find: () => undefined, getAll: () => [], getAvailable: () => [], getApiKey: async () => undefined }),
+    get model() { return session.model; },
+    isIdle: () => session.idle,
+    abort: () => action("abort"),
+    hasPendingMessages: () => false,
+    shutdown: () => action("shutdown"),
+    getContextUsage: () => session.usage,
+    compact: () => action("compact"),
+    getSystemPrompt: () => session.systemPrompt,
+  };
+  const ctx = Object.freeze(context);
+  // A command's context: the handler's, with the session controls pi gives commands.
+  const commandCtx = Object.freeze(Object.assign(Object.create(ctx), {
+    waitForIdle: async () => {},
+    newSession: notHere("ctx.newSession", "a command cannot start another session in toolhost; start one with `toolhost run` or /new in chat"),
+    fork: notHere("ctx.fork", "use /branch in toolhost chat"),
+    navigateTree: notHere("ctx.navigateTree", "use /tree in toolhost chat"),
+    switchSession: notHere("ctx.switchSession", "use `toolhost chat --resume ID`"),
+    reload: async () => action("reload"),
+  }));
+
+  const register = (definition) => {
+    if (definition === null || typeof definition !== "object") throw new TypeError("pi.registerTool expects a tool definition object");
+    if (typeof definition.name !== "string" || definition.name === "") throw new TypeError("pi.registerTool: the tool has no name: give it a `name` string");
+    if (typeof definition.execute !== "function") throw new TypeError(`pi.registerTool: tool '${definition.name}' has no execute function`);
+    // pi's order is (toolCallId, params, signal, onUpdate, ctx); the engine calls
+    // (toolCallId, params, onUpdate, callCtx, signal).
+    const tool = Object.create(definition, {
+      execute: {
+        value: (id, params, onUpdate, callCtx, signal) => definition.execute(id, params, signal, onUpdate, Object.create(ctx, { abort: { value: callCtx.abort } })),
+      },
+    });
+    const spec = addTool(tool);
+    const snippet = typeof definition.promptSnippet === "string" ? definition.promptSnippet : null;
+    const guidelines = Array.isArray(definition.promptGuidelines) ? definition.promptGuidelines.map(String) : [];
+    fresh.tools.push({ ...spec, promptSnippet: snippet, promptGuidelines: guidelines });
+  };
+
+  const api = {
+    on(event, handler) {
+      if (typeof handler !== "function") throw new TypeError(`pi.on('${event}') expects a handler function`);
+      if (!EVENTS.has(event)) warn(`pi.on('${event}'): toolhost never fires this event`);
+      const list = handlers.get(event) ?? [];
+      list.push(handler);
+      handlers.set(event, list);
+    },
+    registerTool: register,
+    registerCommand(name, options) {
+      if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand expects a name");
+      const handler = options && options.handler;
+      if (typeof handler !== "function") throw new TypeError(`pi.registerCommand('${name}') has no handler function`);
+      const description = typeof options.description === "string" ? options.description : "";
+      commands.set(name, { handler, description });
+      fresh.commands.push({ name, description });
+    },
+    getCommands: () => [...commands].map(([name, { description }]) => ({ name, description, source: "extension", path })),
+    registerShortcut: ignored("pi.registerShortcut", "toolhost's keys are its own"),
+    registerMessageRenderer: ignored("pi.registerMessageRenderer", "toolhost draws messages itself"),
+    registerProvider: ignored("pi.registerProvider", "custom providers are not available in toolhost; configure the provider in [providers] instead"),
+    unregisterProvider: () => {},
+    registerFlag(name, options) { flags.set(name, options && options.default); },
+    getFlag: (name) => flags.get(name),
+    sendMessage(message, options) { action("send_message", { message: clone(message), options: clone(options) }); },
+    sendUserMessage(content, options) { action("send_user_message", { content: clone(content), options: clone(options) }); },
+    appendEntry(customType, data) {
+      if (typeof customType !== "string" || customType === "") throw new TypeError("pi.appendEntry expects a customType string");
+      const entry = { type: "custom", id: `ext-${nextEntry++}`, parentId: session.entries[session.entries.length - 1]?.id ?? null, timestamp: new Date().toISOString(), customType, data: clone(data) };
+      session.entries.push(entry);
+      action("append_entry", { customType, data: entry.data });
+    },
+    setSessionName(name) { session.name = String(name); action("set_session_name", { name: session.name }); },
+    getSessionName: () => session.name,
+    setLabel: () => {},
+    exec,
+    getActiveTools: () => [...(session.active ?? session.tools.map((tool) => tool.name))],
+    getAllTools: () => session.tools.map((tool) => ({ ...tool })),
+    setActiveTools(names) {
+      if (!Array.isArray(names)) throw new TypeError("pi.setActiveTools expects an array of tool names");
+      session.active = names.map(String);
+      action("set_active_tools", { names: session.active });
+    },
+    setModel: async () => false,
+    getThinkingLevel: () => "off",
+    setThinkingLevel: () => {},
+    events: createEventBus(path),
+  };
+
+  const takeRegistered = () => {
+    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events: [...handlers.keys()] };
+    return taken;
+  };
+
+  // Runs every handler of `name` in order; `combine` folds their answers (pi's rules).
+  async function emit(name, event) {
+    const list = handlers.get(name) ?? [];
+    const errors = [];
+    if (name === "agent_start") session.idle = false;
+    if (name === "agent_end") session.idle = true;
+    let result = COMBINE[name] ? COMBINE[name].start(event) : null;
+    for (const handler of list) {
+      const current = { ...(COMBINE[name] ? COMBINE[name].event(event, result) : event), type: name };
+      let answer;
+      try {
+        answer = await handler(current, ctx);
+      } catch (error) {
+        const message = `the ${name} handler failed: ${messageOf(error)}`;
+        errors.push(message);
+        // pi blocks a call whose tool_call handler throws.
+        if (name === "tool_call") return { result: { block: true, reason: `${path}: ${message}` }, errors };
+        continue;
+      }
+      if (COMBINE[name]) {
+        const step = COMBINE[name].fold(result, answer, current);
+        result = step.result;
+        if (step.stop) break;
+      }
+    }
+    return { result, errors };
+  }
+
+  async function runCommand(name, args) {
+    const command = commands.get(name);
+    if (command === undefined) throw new Error(`no command /${name} in ${path}`);
+    await command.handler(String(args ?? ""), commandCtx);
+  }
+
+  function setSession(update) {
+    for (const key of ["id", "name", "cwd", "model", "usage", "tools", "systemPrompt"]) {
+      if (update[key] !== undefined) session[key] = update[key];
+    }
+    if (Array.isArray(update.entries)) session.entries = update.entries.map((entry) => ({ ...entry }));
+  }
+
+  return { api, emit, runCommand, setSession, takeRegistered };
+}
+
+// How each event's handlers' answers combine, as pi's runner does: `start` is the result before
+// any handler, `event` what the next handler sees, `fold` takes one answer in.
+const COMBINE = {
+  tool_call: {
+    start: (event) => ({ block: false, input: event.input }),
+    event: (event, result) => ({ ...event, input: result.input }),
+    fold: (result, answer, seen) => {
+      // A handler may change `event.input` in place, or answer { input }.
+      const input = answer && answer.input !== undefined ? answer.input : seen.input;
+      if (answer && answer.block) return { result: { block: true, reason: answer.reason, input }, stop: true };
+      return { result: { ...result, input } };
+    },
+  },
+  tool_result: {
+    start: (event) => ({ content: event.content, details: event.details, isError: event.isError }),
+    event: (event, result) => ({ ...event, ...result }),
+    fold: (result, answer) => {
+      if (!answer || typeof answer !== "object") return { result };
+      const next = { ...result };
+      if (answer.content !== undefined) next.content = answer.content;
+      if (answer.details !== undefined) next.details = answer.details;
+      if (answer.isError !== undefined) next.isError = answer.isError === true;
+      return { result: next };
+    },
+  },
+  context: {
+    start: (event) => ({ messages: event.messages }),
+    event: (event, result) => ({ ...event, messages: result.messages }),
+    fold: (result, answer) => ({ result: answer && Array.isArray(answer.messages) ? { messages: answer.messages } : result }),
+  },
+  before_agent_start: {
+    start: (event) => ({ systemPrompt: event.systemPrompt, messages: [] }),
+    event: (event, result) => ({ ...event, systemPrompt: result.systemPrompt }),
+    fold: (result, answer) => {
+      if (!answer || typeof answer !== "object") return { result };
+      return {
+        result: {
+          systemPrompt: typeof answer.systemPrompt === "string" ? answer.systemPrompt : result.systemPrompt,
+          messages: answer.message ? [...result.messages, clone(answer.message)] : result.messages,
+        },
+      };
+    },
+  },
+  input: {
+    start: (event) => ({ action: "continue", text: event.text }),
+    event: (event, result) => ({ ...event, text: result.text }),
+    fold: (result, answer) => {
+      if (answer && answer.action === "handled") return { result: { action: "handled", text: result.text }, stop: true };
+      if (answer && answer.action === "transform" && typeof answer.text === "string") return { result: { action: "transform", text: answer.text } };
+      return { result };
+    },
+  },
+};
+for (const name of ["session_before_switch", "session_before_fork", "session_before_tree", "session_before_compact"]) {
+  COMBINE[name] = {
+    start: () => ({ cancel: false }),
+    event: (event) => event,
+    fold: (result, answer) => (answer && answer.cancel ? { result: { ...clone(answer), cancel: true }, stop: true } : { result: answer ? { ...result, ...clone(answer) } : result }),
+  };
+}
+
+module.exports = { createExtension };
