@@ -34,14 +34,20 @@ def says(*patterns):
     return check
 
 
+WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
 def number(value):
     """A check that the answer holds the number (digits, with or without thousands separators)."""
     plain = str(value)
     grouped = f"{value:,}"
+    word = WORDS.get(value)
 
     def check(_ws, answer):
         found = re.findall(r"\d[\d,]*", answer)
         hits = [n for n in found if n in (plain, grouped) or n.replace(",", "") == plain]
+        if word and re.search(rf"\b{word}\b", answer, re.I):
+            hits.append(word)
         return (bool(hits), f"answer has {value}" if hits else f"answer lacks {value} (numbers: {found[:6]})")
 
     return check
@@ -308,7 +314,7 @@ def _holds_number(path, value):
     if not path.exists():
         return False, f"{path.name} missing"
     text = path.read_text()
-    ok = re.fullmatch(rf"\s*{value}(\.0)?\s*", text) is not None
+    ok = re.findall(r"\d+(?:\.\d+)?", text) in ([str(value)], [f"{value}.0"])
     return ok, "file right" if ok else f"{path.name} is {text[:60]!r}"
 
 
