@@ -7,6 +7,7 @@ limit. Each returns the answer it printed, its exit status and whether it timed 
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -18,6 +19,19 @@ PI_CORE = "read,write,edit,bash,grep,find,ls"
 
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "USER": "root", "LOGNAME": "root",
             "SHELL": "/bin/bash", "TERM": "dumb", "LANG": "C.UTF-8", "NO_COLOR": "1"}
+
+
+def tool_path(opts):
+    """PATH for both agents: pi's grep and find run `rg` and `fd` (and try to download them, which
+    fails offline: "ripgrep (rg) is not available"); Debian names fd `fdfind`, so a link named
+    fd is put in a folder of the scratch space, first on the PATH."""
+    bin_dir = Path(opts.scratch) / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    fd = shutil.which("fd") or shutil.which("fdfind")
+    link = bin_dir / "fd"
+    if fd and not link.exists():
+        link.symlink_to(fd)
+    return f"{bin_dir}:{BASE_ENV['PATH']}"
 
 
 def proxy_base(opts, run_id):
@@ -70,7 +84,7 @@ max_retries = 0
     if opts.toolhost_tools != "all":
         cmd += ["--tools", TOOLHOST_CORE if opts.toolhost_tools == "core" else opts.toolhost_tools]
     cmd.append(task.prompt)
-    env = dict(BASE_ENV, HOME=str(home))
+    env = dict(BASE_ENV, HOME=str(home), PATH=tool_path(opts))
     rc, timed_out, seconds = run_command(cmd, env, ws, opts.timeout, out_dir)
     answer, subtype = "", ""
     try:
@@ -99,7 +113,7 @@ def run_pi(opts, task, run_id, ws: Path, home: Path, out_dir: Path):
     if opts.pi_tools != "all":
         cmd += ["--tools", PI_CORE if opts.pi_tools == "core" else opts.pi_tools]
     cmd.append(task.prompt)
-    env = dict(BASE_ENV, HOME=str(home), PI_CODING_AGENT_DIR=str(agent_dir), PI_OFFLINE="1", PI_TELEMETRY="0")
+    env = dict(BASE_ENV, HOME=str(home), PATH=tool_path(opts), PI_CODING_AGENT_DIR=str(agent_dir), PI_OFFLINE="1", PI_TELEMETRY="0")
     rc, timed_out, seconds = run_command(cmd, env, ws, opts.timeout, out_dir)
     answer = (out_dir / "stdout").read_text(errors="replace").strip()
     return {"rc": rc, "timed_out": timed_out, "seconds": seconds, "answer": answer, "max_turns": False}

@@ -38,6 +38,21 @@ if [ "$template" != none ]; then
     fi
 fi
 
+# One slot per agent (the server picks the slot whose cached prompt matches best), so switching
+# agents between tasks does not make the server read each agent's system prompt again; the
+# context is doubled so that each slot keeps 16k tokens.
+export LLM_CTX=${LLM_CTX:-32768}
+export LLM_EXTRA_ARGS="-np 2 ${LLM_EXTRA_ARGS:-}"
+
+# pi's grep and find tools run ripgrep and fd; without them they fail ("not available and could
+# not be downloaded", the machine is offline), which would count against pi, not its model.
+if [[ ,$agents, == *,pi,* ]]; then
+    for tool in rg fd:fdfind; do
+        command -v "${tool%%:*}" >/dev/null || { [ "${tool#*:}" != "$tool" ] && command -v "${tool#*:}" >/dev/null; } || {
+            echo "pi needs ${tool%%:*} on PATH: apt-get install ripgrep fd-find (or cargo install ripgrep fd-find)" >&2; exit 2; }
+    done
+fi
+
 if [[ ,$agents, == *,pi,* ]] && [ ! -f "$PEERS_DIR/node_modules/@mariozechner/pi-coding-agent/dist/cli.js" ]; then
     mkdir -p "$PEERS_DIR"
     cp -r "$PEERS_SRC/." "$PEERS_DIR/" && chmod -R u+w "$PEERS_DIR"

@@ -9,7 +9,9 @@ rewritten after every run, so a run stopped half-way keeps what it did.
 import argparse
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -51,7 +53,11 @@ def parse_args():
     ap.add_argument("--timeout", type=int, default=420, help="seconds per run")
     ap.add_argument("--out", default="", help="results folder (default benches/model_eval/results/STAMP-TEMPLATE)")
     ap.add_argument("--scratch", default="/var/tmp/model-eval", help="where the workspace and homes live")
+    ap.add_argument("--label", default="", help="the name of a --template none run (e.g. the template the server runs)")
     ap.add_argument("--keep-server", action="store_true", help="leave the llama server running at the end")
+    ap.add_argument("--server-nice", type=int, default=int(os.environ.get("LLM_GROUP_NICE", "0")),
+                    help="nice value of the llama server's own scheduling group (Linux autogroup); "
+                         "negative gives it the CPU before builds running beside it")
     return ap.parse_args()
 
 
@@ -60,14 +66,24 @@ def serve(opts, action, template=None):
     if template:
         env["LLM_TEMPLATE"] = str(Path(opts.llm_dir) / TEMPLATES[template])
     cmd = ["bash", str(Path(opts.llm_dir) / "serve.sh")] + ([action] if action != "start" else [])
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    # Its own session, so the server is its own autogroup: with autogroups the kernel shares the
+    # CPU between sessions first, and a plain nice value counts only inside one session.
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, start_new_session=True)
     print(f"   serve.sh {action}: {(proc.stdout.strip().splitlines() or [''])[0]}", file=sys.stderr)
     if proc.returncode != 0 and action == "start":
         sys.exit(f"serve.sh failed:\n{proc.stderr[-2000:]}")
+    pid_match = re.search(r"pid (\d+)", proc.stdout)
+    if action == "start" and opts.server_nice and pid_match:
+        try:
+            Path(f"/proc/{pid_match.group(1)}/autogroup").write_text(str(opts.server_nice))
+            print(f"   the server's autogroup nice: {opts.server_nice}", file=sys.stderr)
+        except OSError as err:
+            print(f"   could not set the server's autogroup nice: {err}", file=sys.stderr)
 
 
 def start_proxy(opts, log_dir: Path):
     port_file = log_dir / "proxy.port"
+    port_file.unlink(missing_ok=True)  # a stopped run's port
     cmd = [sys.executable, str(HERE / "proxy.py"), "--upstream", opts.endpoint, "--log-dir", str(log_dir),
            "--port-file", str(port_file), "--temperature", str(opts.temperature),
            "--max-tokens", str(opts.max_tokens), "--max-requests", str(opts.max_requests),
@@ -115,6 +131,8 @@ def run_one(opts, template, agent, task, out: Path):
 
 
 def main():
+    # A stopped run still stops its proxy (and leaves what it wrote).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     opts = parse_args()
     chosen = task_list.by_name(opts.tasks.split(",")) if opts.tasks else task_list.TASKS
     agent_names = [a for a in opts.agents.split(",") if a]
@@ -136,6 +154,8 @@ def main():
             serve(opts, "stop")
             serve(opts, "start", template)
         proxy, opts.proxy_port = start_proxy(opts, out / "logs")
+        if template == "none" and opts.label:
+            template = opts.label
         meta = {"template": template, "endpoint": opts.endpoint, "api": opts.api, "model": opts.model,
                 "started": stamp, "temperature": opts.temperature, "max_tokens": opts.max_tokens,
                 "max_requests": opts.max_requests, "timeout": opts.timeout,
