@@ -77,11 +77,13 @@ impl SystemPromptInputs {
     /// The prompt.
     pub fn render(&self) -> String {
         // The workspace is named as the current folder, never by its absolute path: small
-        // models took the tail of that path apart and sent it back as arguments.
+        // models took the tail of that path apart and sent it back as arguments. No example
+        // path either: asked to edit greeting.txt, the local model edited the example's
+        // `src/main.rs` eight times (benches/model_eval, edit_word).
         let mut prompt = format!(
             "You are toolhost, a coding agent. You work in the current folder, the workspace, \
-             on {platform}; today is {date}. Give every path relative to it (`src/main.rs`; \
-             `.` is the workspace itself).\n\n\
+             on {platform}; today is {date}. Give every path relative to it, as the user \
+             or a tool result names it (`.` is the workspace itself).\n\n\
              Use the tools to look before you answer: read files rather than guess their \
              content, and check the result of every change you make. When a tool returns an \
              error, read it and change your approach instead of repeating the same call. When \
@@ -261,6 +263,8 @@ mod tests {
         .render();
         // The workspace is the current folder; its absolute path is nowhere.
         assert!(prompt.contains("You work in the current folder, the workspace"));
+        // No example file name a model could take for the one it was asked about.
+        assert!(!prompt.contains("src/main.rs"), "{prompt}");
         assert!(
             !prompt.contains(&dir.path().display().to_string()),
             "{prompt}"

@@ -93,6 +93,20 @@ fn write_edit_read_grep_glob_list_round_trip() {
         .assert()
         .success()
         .stdout("src/main.rs:2:    new();\n");
+    // A named file without the text: the result says to Read it (the local model guessed a
+    // key name, got "No matches" and made the answer up).
+    toolhost(dir.path())
+        .args([
+            "call",
+            "Grep",
+            r#"{"pattern": "server_port", "path": "src/main.rs"}"#,
+        ])
+        .assert()
+        .success()
+        .stdout(
+            "No matches for \"server_port\" in src/main.rs. The file exists: Read src/main.rs \
+             to see what it holds.\n",
+        );
     toolhost(dir.path())
         .args(["call", "Glob", r#"{"pattern": "**/*.rs"}"#])
         .assert()

@@ -53,6 +53,9 @@ fn the_model_is_told_the_current_folder_and_which_tool_answers_what_and_no_file_
         system.contains("You work in the current folder, the workspace"),
         "{system}"
     );
+    // No example path in the prompt: the local model edited `src/main.rs`, the example the
+    // prompt gave, when asked to edit greeting.txt.
+    assert!(!system.contains("src/main.rs"), "{system}");
     assert!(
         system.contains("answered by Read with that path"),
         "{system}"

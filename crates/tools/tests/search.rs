@@ -255,6 +255,17 @@ async fn grep_on_a_single_file() {
             .await,
         "src/lib/helper.rs:2:// TODO: more"
     );
+    // Nothing found in a named file: the model is pointed at Read, not left to guess.
+    assert_eq!(
+        bench
+            .ok(
+                "Grep",
+                json!({"pattern": "zzz", "path": "src/lib/helper.rs"})
+            )
+            .await,
+        "No matches for \"zzz\" in src/lib/helper.rs. The file exists: Read src/lib/helper.rs \
+         to see what it holds."
+    );
 }
 
 #[tokio::test]

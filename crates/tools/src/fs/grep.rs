@@ -297,6 +297,7 @@ fn grep(
         stopped_early,
         &results,
         base.display(),
+        !is_dir,
         skips.as_ref(),
     )
 }
@@ -331,6 +332,7 @@ fn render(
     stopped_early: bool,
     results: &[FileResult],
     base: &str,
+    base_is_file: bool,
     skips: Option<&Arc<RuleSkips>>,
 ) -> Result<ToolOutput, ToolError> {
     let files = results.len();
@@ -373,7 +375,15 @@ fn render(
             }
         }
     }
-    let mut output = if files == 0 {
+    let mut output = if files == 0 && base_is_file {
+        // A small model greps a file it was asked about for a name it guessed, and on "No
+        // matches" makes the answer up: point it at what the file does hold.
+        format!(
+            "No matches for \"{}\" in {base}. The file exists: Read {base} to see what it \
+             holds.",
+            params.pattern
+        )
+    } else if files == 0 {
         format!("No matches for \"{}\" in {base}.", params.pattern)
     } else {
         lines.join("\n")
