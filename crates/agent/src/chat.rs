@@ -281,7 +281,11 @@ impl ChatSession {
             content
         } else {
             std::iter::once(ContentBlock::text(prompted))
-                .chain(content.into_iter().filter(|block| block.as_text().is_none()))
+                .chain(
+                    content
+                        .into_iter()
+                        .filter(|block| block.as_text().is_none()),
+                )
                 .collect()
         };
         let message = Message::User { content };

@@ -68,7 +68,7 @@ impl Authorizer for ExtensionGate {
             return decision;
         };
         // The rewritten call is the one the rules judge: its own subject.
-        let subject = request.tool.permission_subject(&args);
+        let subject = request.subject_of.subject(&args);
         let decision = self
             .inner
             .authorize(CallRequest {
