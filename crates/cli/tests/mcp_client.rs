@@ -330,7 +330,7 @@ fn the_built_in_toolhost_provider_reports_the_workspace_and_the_tools() {
         )))
         .stdout(predicate::str::contains(
             " Read, SessionsHistory, SessionsList, SessionsSend, SessionsSpawn, SessionsYield, \
-             WebFetch, WebSearch, Write, list_skills, mcp__toolhost__status, read_skill, \
+             TodoWrite, WebFetch, WebSearch, Write, list_skills, mcp__toolhost__status, read_skill, \
              skillhub_install, skillhub_search, slash_command, spawn_agent, subagent_list, \
              subagent_status)",
         ));
