@@ -364,13 +364,13 @@ fn plugins_install_from_a_git_marketplace_and_a_git_url_and_remove() {
 
     // A marketplace is not a plugin; an unknown marketplace is named.
     let (code, _, stderr) = toolhost(workspace, home, &["plugins", "install", &market_url], "");
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         stderr.contains("is a marketplace, not a plugin"),
         "{stderr}"
     );
     let (code, _, stderr) = toolhost(workspace, home, &["plugins", "install", "x@nowhere"], "");
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         stderr.contains("no marketplace named 'nowhere' is known"),
         "{stderr}"
@@ -438,6 +438,6 @@ fn claude_codes_installed_plugins_are_read_as_it_records_them() {
 
     // Claude Code's install is Claude Code's to remove.
     let (code, _, stderr) = toolhost(workspace, home, &["plugins", "remove", "review-kit"], "");
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(stderr.contains("was installed by Claude Code"), "{stderr}");
 }
