@@ -186,7 +186,9 @@ impl<'a> AgentSetup<'a> {
             .or(self.config.agent_settings.max_iterations)
             .unwrap_or(DEFAULT_MAX_ITERATIONS);
         let mut system_prompt = prompt.render();
-        if let Some(section) = crate::extensions::prompt_section(&tools.custom, &for_mode.names()) {
+        if let Some(section) =
+            toolhost_script::in_session::prompt_section(&tools.custom, &for_mode.names())
+        {
             system_prompt.push_str(&section);
         }
         if let Some(body) = &self.agent.prompt {

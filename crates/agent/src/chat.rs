@@ -15,8 +15,6 @@ use toolhost_session::{EntryId, SessionStore, StoreError};
 use crate::agent_loop::compaction::Compacted;
 use crate::agent_loop::{AgentEventSink, AgentLoop, RunReport, Transcript};
 use crate::assembly::AssembledAgent;
-use crate::extensions::{ExtensionSession, Prompted, idle_report};
-use crate::mcp_prompts::{expand_mcp_prompt_line, mcp_prompt_commands};
 use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{
@@ -26,6 +24,8 @@ use crate::system_prompt::SystemPromptInputs;
 use toolhost_catalog::slash_commands::SlashCommands;
 use toolhost_config::Config;
 use toolhost_config::model_choice::{ChosenProvider, ModelFlags, choose_provider, is_provider};
+use toolhost_mcp_catalog::upstream_prompts::{expand_mcp_prompt_line, mcp_prompt_commands};
+use toolhost_script::{ExtensionSession, ExtensionStore, Prompted};
 
 /// The chat's own commands; any other `/name` is not one of them.
 pub const CHAT_COMMANDS: [(&str, &str); 10] = [
@@ -273,8 +273,8 @@ impl ChatSession {
             .await;
         let prompted = match self.extensions.prompt(&text, "interactive").await {
             Prompted::Send(prompted) => prompted,
-            Prompted::Done => return Ok(idle_report(&self.messages, None)),
-            Prompted::Failed(error) => return Ok(idle_report(&self.messages, Some(error))),
+            Prompted::Done => return Ok(RunReport::idle(&self.messages, None)),
+            Prompted::Failed(error) => return Ok(RunReport::idle(&self.messages, Some(error))),
         };
         // A rewritten text replaces the text blocks; images and resources stay as they came.
         let content = if prompted == text {
@@ -573,7 +573,8 @@ impl ChatSession {
         self.agent.set_session_id(recorded.id().to_string());
         self.agent
             .set_transcript(Some(Arc::clone(&recorded) as Arc<dyn Transcript>));
-        self.extensions.set_recorded(Some(Arc::clone(&recorded)));
+        self.extensions
+            .set_recorded(Some(Arc::clone(&recorded) as Arc<dyn ExtensionStore>));
         self.recorded = Some(recorded);
         self.messages = messages;
         Ok(())

@@ -4,7 +4,6 @@ mod approval;
 mod commands;
 mod exit;
 mod logging;
-mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -29,7 +29,8 @@
 //! Layout: [`config`] (what to reach and how), `provider` (the contract), `http` (the one
 //! client: timeouts, retries, cancellation), `sse` (the event-stream decoder), `accumulate`
 //! (deltas into a message), and one module per wire format: `openai_chat`,
-//! `openai_responses`, [`anthropic`].
+//! `openai_responses`, [`anthropic`]; and [`native_search`], a provider's own web search as
+//! the first tier of the WebSearch tool (the tool and its trait are `toolhost-tools`').
 
 use std::sync::Arc;
 
@@ -40,6 +41,7 @@ mod accumulate;
 pub mod anthropic;
 pub mod config;
 mod http;
+pub mod native_search;
 mod openai_chat;
 mod openai_responses;
 mod provider;

@@ -34,6 +34,7 @@ mod engine;
 mod error;
 mod extension;
 pub mod host_api;
+pub mod in_session;
 mod limits;
 mod module_loader;
 mod pi_sources;
@@ -60,6 +61,9 @@ pub use host_api::fs::{
 };
 pub use host_api::ui::{UiContext, UiRequest};
 pub use host_api::{Callers, PendingAction, ScriptHost, ScriptHostBuilder};
+pub use in_session::{
+    ExtensionGate, ExtensionResults, ExtensionSession, ExtensionSlot, ExtensionStore, Prompted,
+};
 pub use limits::{
     DEFAULT_ABORT_GRACE, DEFAULT_CALL_TIME_LIMIT, DEFAULT_HOOK_TIME_LIMIT, DEFAULT_LOAD_TIME_LIMIT,
     DEFAULT_MEMORY_LIMIT, ScriptLimits,

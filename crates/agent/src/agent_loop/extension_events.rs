@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use toolhost_core::conversation::Message;
 use toolhost_core::{ContentBlock, SessionEvent};
 
-use crate::extensions::ExtensionSession;
+use toolhost_script::ExtensionSession;
 
 /// The loop's view of a session's extensions (none by default).
 #[derive(Clone, Debug, Default)]

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
 use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
+use toolhost_script::ExtensionSession;
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use inbox::Inbox;
@@ -119,6 +120,27 @@ pub struct RunReport {
     pub model_time: Duration,
 }
 
+impl RunReport {
+    /// What a turn that never asked the model reports: the conversation as it was, answered
+    /// with nothing (an extension's `input` handler or command dealt with it), or failed with
+    /// `error`.
+    pub fn idle(messages: &[Message], error: Option<String>) -> Self {
+        Self {
+            outcome: match error {
+                Some(error) => RunOutcome::Failed { error },
+                None => RunOutcome::Answered {
+                    text: String::new(),
+                },
+            },
+            messages: messages.to_vec(),
+            turns: 0,
+            usage: Usage::default(),
+            duration: Duration::ZERO,
+            model_time: Duration::ZERO,
+        }
+    }
+}
+
 impl AgentLoop {
     /// An agent asking `provider`, offered the tools of `registry` (already filtered for the
     /// permission mode and the agent's tool list), with this system prompt.
@@ -167,7 +189,7 @@ impl AgentLoop {
     /// Tells these pi extensions the loop's lifecycle events (`before_agent_start`,
     /// `agent_start`, `turn_start`, `context`, …) and delivers the messages they queue.
     #[must_use]
-    pub fn extensions(mut self, session: Arc<crate::extensions::ExtensionSession>) -> Self {
+    pub fn extensions(mut self, session: Arc<ExtensionSession>) -> Self {
         self.extensions = LoopExtensions::new(session);
         self
     }

@@ -3,6 +3,8 @@
 
 use toolhost_session::{EntryKind, StoreError};
 
+use toolhost_script::ExtensionStore;
+
 use super::RecordedSession;
 
 impl RecordedSession {
@@ -48,5 +50,19 @@ impl RecordedSession {
             }
         }
         Ok(entries)
+    }
+}
+
+impl ExtensionStore for RecordedSession {
+    fn custom_entries(&self) -> Result<Vec<serde_json::Value>, String> {
+        RecordedSession::custom_entries(self).map_err(|error| error.to_string())
+    }
+
+    fn record_custom(&self, custom_type: &str, data: &serde_json::Value) -> Result<(), String> {
+        RecordedSession::record_custom(self, custom_type, data).map_err(|error| error.to_string())
+    }
+
+    fn set_title(&self, title: &str) -> Result<(), String> {
+        RecordedSession::set_title(self, title).map_err(|error| error.to_string())
     }
 }

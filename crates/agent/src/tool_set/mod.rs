@@ -27,7 +27,6 @@ use toolhost_tools::{
     builtin_tools,
 };
 
-use crate::extensions::{ExtensionGate, ExtensionResults, ExtensionSession, ExtensionSlot};
 use crate::offered_registry::OfferedRegistry;
 use crate::permissions::Permissions;
 use crate::subagents::{ParentContext, SubAgents};
@@ -35,11 +34,11 @@ use toolhost_catalog::skills::SkillCatalog;
 use toolhost_catalog::slash_commands::SlashCommands;
 use toolhost_config::model_choice::ChosenProvider;
 use toolhost_config::{AgentConfig, Config};
+use toolhost_script::{ExtensionGate, ExtensionResults, ExtensionSession, ExtensionSlot};
 
 use self::skills::{Found, skill_tools};
 
 mod bridge;
-mod native_search;
 mod script_host;
 mod skills;
 mod web;

@@ -3,7 +3,7 @@
 //! WebSearch's service.
 //!
 //! WebSearch's first tier is the run's provider's own search, when it has one and
-//! `[web.search] native` is not `false` (see `native_search`). Commands without a model (`toolhost call`, `serve`) have no
+//! `[web.search] native` is not `false` (see `toolhost_providers::native_search`). Commands without a model (`toolhost call`, `serve`) have no
 //! provider, so their WebSearch starts at the configured service.
 
 use std::sync::Arc;
@@ -17,10 +17,10 @@ use toolhost_tools::web::{
 };
 use toolhost_tools::{WebFetchSettings, WebSearchSettings};
 
-use super::native_search::native_search;
 use crate::provider_connect::connect_provider;
 use toolhost_config::Config;
 use toolhost_config::model_choice::{ChosenProvider, ModelFlags, choose_provider};
+use toolhost_providers::native_search::native_search;
 
 /// The most tokens a summary answer may have.
 const SUMMARY_MAX_OUTPUT_TOKENS: u32 = 1024;

@@ -10,7 +10,6 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 use toolhost_agent::Permissions;
 use toolhost_agent::offered_registry::OfferedRegistry;
-use toolhost_agent::served_catalog::WorkspaceCatalog;
 use toolhost_agent::tool_set::{ToolSet, ToolSetBuilder};
 use toolhost_config::{AgentConfig, Config};
 use toolhost_core::deferral::{DEFAULT_DEFER_THRESHOLD_TOKENS, DeferralPolicy};
@@ -20,6 +19,7 @@ use toolhost_mcp::{
     ClientPrompts, HttpOptions, HttpServer, MAX_REQUEST_BODY_BYTES, McpApprover, McpServer,
     McpStartup, cancel_on_stdin_hang_up,
 };
+use toolhost_mcp_catalog::WorkspaceCatalog;
 use toolhost_script::{CustomTools, LoadedTool};
 
 // Arguments of `toolhost serve` (a plain comment: see `Command` in main.rs).

@@ -2,7 +2,7 @@
 
 mod output;
 
-pub(crate) use output::one_line;
+pub(crate) use toolhost_tui::text::first_line_cut as one_line;
 
 use std::io::{IsTerminal as _, Read as _};
 use std::path::{Path, PathBuf};
@@ -15,19 +15,19 @@ use tokio_util::sync::CancellationToken;
 use toolhost_agent::Permissions;
 use toolhost_agent::agent_loop::{AgentEvent, Transcript};
 use toolhost_agent::assembly::{AgentSetup, AssemblyError};
-use toolhost_agent::extensions::Prompted;
 use toolhost_agent::session_record::{SessionChoice, SessionOpening, turn_context};
 use toolhost_config::model_choice::ModelFlags;
 use toolhost_config::providers::provider_pricing;
 use toolhost_config::{AgentConfig, Config};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Message;
+use toolhost_script::Prompted;
 use toolhost_session::views;
 
 use crate::EXIT_USAGE;
 use crate::approval;
 use output::{EventWriter, OutputFormat, RunInfo, RunTimes};
-use toolhost_agent::mcp_prompts::expand_mcp_prompt_line;
+use toolhost_mcp_catalog::upstream_prompts::expand_mcp_prompt_line;
 
 // Arguments of `toolhost run` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
@@ -190,7 +190,11 @@ async fn run_agent(
     // pi extensions: the session they store in, what `ctx.abort()` cancels, `session_start`,
     // then the prompt through their `input` handlers and commands.
     let extensions = Arc::clone(&assembled.tools.extensions);
-    extensions.set_recorded(recorded.clone());
+    extensions.set_recorded(
+        recorded
+            .clone()
+            .map(|recorded| recorded as Arc<dyn toolhost_script::ExtensionStore>),
+    );
     extensions.set_cancel(cancel.clone());
     extensions
         .start(

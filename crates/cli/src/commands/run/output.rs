@@ -4,6 +4,7 @@
 use std::io::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
+use toolhost_tui::text::first_line_cut as one_line;
 
 use clap::ValueEnum;
 use serde_json::{Value, json};
@@ -396,15 +397,6 @@ fn text_progress(event: &AgentEvent) {
             delay.as_secs_f64()
         ),
         _ => {}
-    }
-}
-
-/// The first line of `text`, at most `max` characters.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    match line.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_owned(),
     }
 }
 

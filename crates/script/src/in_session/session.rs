@@ -1,0 +1,224 @@
+//! What pi extensions ask of the session, done: entries and the name stored in the session
+//! record, messages queued for the next turn, `ctx.abort()` cancelling the run, and tools
+//! registered after loading added to the registry.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::ExtensionStore;
+use crate::{ExtensionActionKind, Extensions, InputOutcome, ScriptHost};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use toolhost_core::ToolRegistry;
+
+/// What becomes of the user's input once the extensions saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prompted {
+    /// Send this to the model.
+    Send(String),
+    /// Nothing to send: an `input` handler dealt with it, or it was a command that sent no
+    /// message.
+    Done,
+    /// It was an extension's command, and the command failed.
+    Failed(String),
+}
+
+/// A session's extensions and what they asked for.
+pub struct ExtensionSession {
+    extensions: Arc<Extensions>,
+    host: Arc<ScriptHost>,
+    registries: Mutex<Vec<Arc<ToolRegistry>>>,
+    recorded: Mutex<Option<Arc<dyn ExtensionStore>>>,
+    cancel: Mutex<Option<CancellationToken>>,
+    queued: Mutex<Vec<String>>,
+    started: AtomicBool,
+}
+
+impl std::fmt::Debug for ExtensionSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtensionSession")
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExtensionSession {
+    /// The extensions loaded on `host`.
+    pub fn new(extensions: Arc<Extensions>, host: Arc<ScriptHost>) -> Self {
+        Self {
+            extensions,
+            host,
+            registries: Mutex::default(),
+            recorded: Mutex::default(),
+            cancel: Mutex::default(),
+            queued: Mutex::default(),
+            started: AtomicBool::new(false),
+        }
+    }
+
+    /// The extensions.
+    pub fn extensions(&self) -> &Arc<Extensions> {
+        &self.extensions
+    }
+
+    /// Tools registered later join `registry` too (the one the loop offers).
+    pub fn add_registry(&self, registry: Arc<ToolRegistry>) {
+        lock(&self.registries).push(registry);
+    }
+
+    /// Where entries and the name are stored from now on.
+    pub fn set_recorded(&self, recorded: Option<Arc<dyn ExtensionStore>>) {
+        *lock(&self.recorded) = recorded;
+    }
+
+    /// What `ctx.abort()` cancels: the run in progress.
+    pub fn set_cancel(&self, cancel: CancellationToken) {
+        *lock(&self.cancel) = Some(cancel);
+    }
+
+    /// Messages extensions sent (`sendUserMessage`, `sendMessage`) since the last take.
+    pub fn take_queued(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.queued))
+    }
+
+    /// Tells the extensions the session started: its id, model, tools and stored entries,
+    /// then `session_start` (pi's `reason`: `startup`, or `resume` for a resumed session).
+    pub async fn start(&self, session_id: &str, model: &str, tools: &ToolRegistry, resumed: bool) {
+        self.started.store(true, Ordering::Relaxed);
+        let entries = lock(&self.recorded)
+            .as_ref()
+            .and_then(|recorded| recorded.custom_entries().ok())
+            .unwrap_or_default();
+        let tools: Vec<Value> = tools
+            .specs()
+            .iter()
+            .map(|spec| json!({ "name": spec.name, "description": spec.description }))
+            .collect();
+        self.extensions
+            .set_session(&json!({
+                "id": session_id,
+                "entries": entries,
+                "model": { "id": model, "name": model },
+                "tools": tools,
+            }))
+            .await;
+        let reason = if resumed { "resume" } else { "startup" };
+        self.notify("session_start", &json!({ "reason": reason }))
+            .await;
+    }
+
+    /// [`Self::start`], unless it ran already.
+    pub async fn start_once(
+        &self,
+        session_id: &str,
+        model: &str,
+        tools: &ToolRegistry,
+        resumed: bool,
+    ) {
+        if !self.started.load(Ordering::Relaxed) {
+            self.start(session_id, model, tools, resumed).await;
+        }
+    }
+
+    /// Tells the extensions `event` and does what they asked meanwhile.
+    pub async fn notify(&self, event: &str, payload: &Value) {
+        if self.extensions.listens_to(event) {
+            self.extensions.notify(event, payload).await;
+        }
+        self.apply();
+    }
+
+    /// Runs `/name args` when an extension registered the command: `None` when none did;
+    /// else the messages it sent (what the turn should say, when it says anything).
+    pub async fn run_command(&self, line: &str) -> Option<Result<Vec<String>, String>> {
+        let line = line.trim_start().strip_prefix('/')?;
+        let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let ran = self.extensions.run_command(name, args.trim()).await?;
+        self.apply();
+        Some(ran.map(|()| self.take_queued()))
+    }
+
+    /// The user's input after the `input` handlers and the extensions' commands: a `/name`
+    /// line an extension registered runs its handler, and what the handler sends
+    /// (`pi.sendUserMessage`) is the message.
+    pub async fn prompt(&self, text: &str, source: &str) -> Prompted {
+        let text = if self.extensions.listens_to("input") {
+            let outcome = self.extensions.input(text, source).await;
+            self.apply();
+            match outcome {
+                InputOutcome::Handled => return Prompted::Done,
+                InputOutcome::Transform(text) => text,
+                InputOutcome::Continue => text.to_owned(),
+            }
+        } else {
+            text.to_owned()
+        };
+        match self.run_command(&text).await {
+            None => Prompted::Send(text),
+            Some(Err(error)) => Prompted::Failed(error),
+            Some(Ok(messages)) if messages.is_empty() => Prompted::Done,
+            Some(Ok(messages)) => Prompted::Send(messages.join("\n\n")),
+        }
+    }
+
+    /// Does what the extensions asked since the last time.
+    pub fn apply(&self) {
+        let new_tools = self.extensions.take_new_tools();
+        if !new_tools.is_empty() {
+            for registry in lock(&self.registries).iter() {
+                for tool in &new_tools {
+                    if let Err(error) = registry.register_arc(Arc::clone(tool) as _) {
+                        tracing::warn!("a tool an extension registered is refused: {error}");
+                    }
+                }
+            }
+        }
+        for action in self.host.take_extension_actions() {
+            let module = action.module.display().to_string();
+            match action.kind {
+                ExtensionActionKind::AppendEntry { custom_type, data } => {
+                    if let Some(recorded) = lock(&self.recorded).as_ref()
+                        && let Err(error) = recorded.record_custom(&custom_type, &data)
+                    {
+                        tracing::warn!(extension = %module, "its entry was not stored: {error}");
+                    }
+                }
+                ExtensionActionKind::SetSessionName { name } => {
+                    if let Some(recorded) = lock(&self.recorded).as_ref()
+                        && let Err(error) = recorded.set_title(&name)
+                    {
+                        tracing::warn!(extension = %module, "the session name was not stored: {error}");
+                    }
+                }
+                ExtensionActionKind::SendUserMessage { content, .. } => {
+                    lock(&self.queued).push(ExtensionActionKind::text_of(&content));
+                }
+                ExtensionActionKind::SendMessage { message, .. } => {
+                    let text = ExtensionActionKind::text_of(
+                        message.get("content").unwrap_or(&Value::Null),
+                    );
+                    if !text.is_empty() {
+                        lock(&self.queued).push(text);
+                    }
+                }
+                ExtensionActionKind::Abort => {
+                    if let Some(cancel) = lock(&self.cancel).as_ref() {
+                        cancel.cancel();
+                    }
+                }
+                ExtensionActionKind::SetActiveTools { names } => {
+                    tracing::info!(extension = %module, "setActiveTools({}) is not applied: toolhost's tools are chosen by [agents] allowed_tools and --tools", names.join(", "));
+                }
+                ExtensionActionKind::Shutdown
+                | ExtensionActionKind::Compact
+                | ExtensionActionKind::Reload => {
+                    tracing::info!(extension = %module, "{:?} is not available to extensions in toolhost", action.kind);
+                }
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
