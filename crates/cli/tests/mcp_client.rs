@@ -386,3 +386,48 @@ fn serve_stops_its_stdio_servers_and_their_helpers_when_the_client_disconnects()
         "the helper was not stopped gracefully (SIGTERM first)"
     );
 }
+
+/// A project `.mcp.json` that gives Claude Code toolhost's tools (`toolhost serve`) is read
+/// by toolhost too: the entry that is toolhost itself on this workspace is left out with a
+/// message, instead of each `serve` starting another one without end.
+#[test]
+fn a_mcp_json_entry_running_this_toolhost_on_this_workspace_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("toolhost");
+    let entry = json!({"mcpServers": {"self": {"command": binary, "args": ["serve"]}}});
+    std::fs::write(dir.path().join(".mcp.json"), entry.to_string()).unwrap();
+    toolhost(dir.path())
+        .arg("tools")
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("'self' runs this toolhost"))
+        .stderr(predicate::str::contains("would start itself again"))
+        .stdout(predicate::str::contains("Read"))
+        .stdout(predicate::str::contains("mcp__self").not());
+}
+
+/// The same loop through a wrapper the direct check cannot see through (`sh -c`): every level
+/// tells its servers how deep it is, and the third toolhost below starts no more servers, so
+/// the command ends with the levels that did start.
+#[test]
+fn a_chain_of_toolhost_serving_itself_through_a_wrapper_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("toolhost");
+    let line = format!("exec '{}' serve", binary.display());
+    let entry = json!({"mcpServers": {"self": {"command": "/bin/sh", "args": ["-c", line]}}});
+    std::fs::write(dir.path().join(".mcp.json"), entry.to_string()).unwrap();
+    let output = toolhost(dir.path())
+        .args(["tools", "--format", "json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The first level below serves its built-ins to this one.
+    assert!(stdout.contains("mcp__self__Read"), "{stdout}");
+}

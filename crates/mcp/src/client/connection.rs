@@ -16,6 +16,7 @@ use toolhost_core::ToolError;
 use super::config::{McpServerConfig, McpTransport};
 use super::events::{ClientEvents, LastWords};
 use super::remote;
+use super::self_start;
 use super::session::{self, Session};
 use crate::McpServer;
 use crate::provider::{McpProvider, provider_registry};
@@ -209,6 +210,11 @@ impl ServerConnection {
                 cwd,
             } => {
                 let cwd = cwd.as_ref().unwrap_or(&self.workspace);
+                if let Some(why) =
+                    self_start::refusal(self.name(), command, args, env, cwd, &self.workspace)
+                {
+                    return Err(why);
+                }
                 session::start_stdio(events, command, args, env, cwd, &self.last_words).await
             }
             McpTransport::Http {

@@ -30,6 +30,7 @@ mod prompts;
 mod remote;
 mod report;
 mod resources;
+pub mod self_start;
 mod session;
 mod sse;
 mod tool;

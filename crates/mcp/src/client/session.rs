@@ -15,6 +15,7 @@ use tokio::io::AsyncBufReadExt as _;
 use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
 use super::events::{ClientEvents, LastWords};
+use super::self_start;
 
 /// A running MCP client session.
 pub(super) type Service = RunningService<RoleClient, ClientEvents>;
@@ -79,6 +80,9 @@ pub(super) async fn start_stdio(
     for (name, value) in env {
         spec = spec.env(name, value);
     }
+    // One level deeper, so that a chain of toolhost starting toolhost ends (see self_start).
+    let level = self_start::nesting() + 1;
+    spec = spec.env(self_start::NESTING_ENV, level.to_string());
     let prepared = spec
         .to_command()
         .map_err(|error| format!("cannot start '{command}': {error}"))?;
