@@ -419,3 +419,26 @@ fn native_tool_search_off_injects_the_loaded_tools_where_the_api_could_defer_the
     assert_eq!(search["type"], "function", "{search}");
     assert!(!requests[1].raw_body.contains("tool_search_output"));
 }
+
+/// The model evaluation's case: a small window whose budget the built-ins alone pass, with one
+/// small foreign tool (the built-in `mcp__toolhost__status`) left to defer. A `tool_search`
+/// bigger than what it would hide is not offered; every tool is sent in full.
+#[test]
+fn a_tool_smaller_than_tool_search_is_not_deferred_past_a_small_budget() {
+    let run_ = Run::new(WireFormat::OpenAiChat, vec![Reply::text("Hi.").into()]);
+    let config_path = run_.dirs.project_config();
+    let mut config = std::fs::read_to_string(&config_path).unwrap_or_default();
+    config.push_str("\n[tools]\ndefer_threshold = 100\n");
+    write_file(&config_path, &config);
+    let done = run(
+        &run_,
+        &["--tools", "Read,Write,Edit,Bash,Grep,Glob,ListDir", "Hi"],
+    );
+    assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
+    let offered = offered_tools(WireFormat::OpenAiChat, &run_.requests()[0].body);
+    assert!(!offered.contains(&"tool_search".to_owned()), "{offered:?}");
+    assert!(
+        offered.contains(&"mcp__toolhost__status".to_owned()),
+        "{offered:?}"
+    );
+}

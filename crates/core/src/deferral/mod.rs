@@ -73,6 +73,10 @@ impl DeferralPolicy {
     /// The tools of `specs` to defer, or `None` when their definitions fit the budget or
     /// nothing could be deferred. Built-ins (the program's own tools) are never deferred:
     /// they are few, and the model's guidance names them.
+    ///
+    /// Nothing is deferred either when the deferrable definitions are smaller than
+    /// `tool_search`'s own: offering it would cost more context than it saves, and a small
+    /// model given a search tool beside a handful of others calls it for the wrong things.
     pub fn plan(&self, specs: &[ToolSpec]) -> Option<DeferredTools> {
         if estimate_tokens(specs) <= self.threshold_tokens {
             return None;
@@ -82,7 +86,9 @@ impl DeferralPolicy {
             .filter(|spec| spec.origin.is_foreign() && !self.keeps_loaded(spec))
             .cloned()
             .collect();
-        (!deferred.is_empty()).then(|| DeferredTools::new(deferred))
+        let search_costs = estimate_tokens(&[tool_search::full_spec(&deferred)]);
+        (!deferred.is_empty() && estimate_tokens(&deferred) > search_costs)
+            .then(|| DeferredTools::new(deferred))
     }
 
     fn keeps_loaded(&self, spec: &ToolSpec) -> bool {
@@ -206,9 +212,18 @@ mod tests {
         }
     }
 
+    /// A description long enough that deferring its tool saves more than `tool_search` costs.
+    fn long(sentence: &str) -> String {
+        sentence.repeat(80)
+    }
+
     #[test]
     fn nothing_is_deferred_while_the_definitions_fit() {
-        let specs = vec![mcp("git", "status", "Shows the working tree status.")];
+        let specs = vec![mcp(
+            "git",
+            "status",
+            &long("Shows the working tree status. "),
+        )];
         assert_eq!(
             DeferralPolicy::new(10_000)
                 .plan(&specs)
@@ -225,16 +240,38 @@ mod tests {
     fn built_ins_and_always_loaded_tools_are_never_deferred() {
         let specs = vec![
             ToolSpec::new("Read", "Reads a file."),
-            mcp("git", "status", "Shows the status."),
-            mcp("git", "log", "Shows the log."),
-            mcp("web", "fetch", "Fetches a page."),
-            ToolSpec::new("lint", "Lints.").with_origin(ToolOrigin::custom("/t/lint.js")),
+            mcp("git", "status", &long("Shows the status. ")),
+            mcp("git", "log", &long("Shows the log. ")),
+            mcp("web", "fetch", &long("Fetches a page. ")),
+            ToolSpec::new("lint", long("Lints. ")).with_origin(ToolOrigin::custom("/t/lint.js")),
         ];
         let policy =
             DeferralPolicy::new(0).with_always_loaded(vec!["mcp__git".into(), "lint".into()]);
         let deferred = policy.plan(&specs).expect("something is deferred");
         let deferred: Vec<&str> = deferred.specs().iter().map(|s| s.name.as_str()).collect();
         assert_eq!(deferred, ["mcp__web__fetch"]);
+    }
+
+    #[test]
+    fn tools_smaller_than_tool_search_itself_are_not_deferred() {
+        // Three short tools past a small budget: deferring them would offer a tool_search
+        // bigger than what it hides.
+        let specs: Vec<ToolSpec> = (0..3)
+            .map(|n| mcp("git", &format!("op{n}"), "Runs one git operation."))
+            .collect();
+        assert!(estimate_tokens(&specs) > 50);
+        assert_eq!(
+            DeferralPolicy::new(50).plan(&specs).map(|d| d.specs.len()),
+            None
+        );
+        // The same tools with long descriptions are worth deferring.
+        let specs: Vec<ToolSpec> = (0..3)
+            .map(|n| mcp("git", &format!("op{n}"), &long("Runs one git operation. ")))
+            .collect();
+        assert_eq!(
+            DeferralPolicy::new(50).plan(&specs).map(|d| d.specs.len()),
+            Some(3)
+        );
     }
 
     #[test]

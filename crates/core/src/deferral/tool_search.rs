@@ -11,7 +11,7 @@ use super::{DeferredTools, LoadedTools, SearchHits, SessionLoads};
 use crate::content::{ContentBlock, ToolOutput};
 use crate::context::ToolContext;
 use crate::error::ToolError;
-use crate::spec::{Sensitivity, ToolAnnotations, ToolSpec};
+use crate::spec::{Sensitivity, ToolAnnotations, ToolSpec, schema_for_params};
 use crate::tool::TypedTool;
 
 /// The tool's name.
@@ -32,6 +32,28 @@ pub struct ToolSearchParams {
     /// How many tools to load at most (default 5, at most 20).
     #[schemars(range(min = 1, max = 20))]
     pub max_results: Option<usize>,
+}
+
+/// The spec of `tool_search` over `deferred`, its parameters included: what it costs to offer.
+pub(super) fn full_spec(deferred: &[ToolSpec]) -> ToolSpec {
+    describe(deferred).with_parameters(schema_for_params::<ToolSearchParams>())
+}
+
+/// `tool_search`'s spec without its parameters: its description names every deferred tool.
+fn describe(deferred: &[ToolSpec]) -> ToolSpec {
+    let names: Vec<&str> = deferred.iter().map(|spec| spec.name.as_str()).collect();
+    let description = format!(
+        "Finds deferred tools and loads them: their definitions are not sent until loaded, \
+         and a loaded tool can be called from your next turn on. Query with words of what \
+         the tool does (its name, description, parameters or server), a tool's exact name, \
+         or select:NAME,NAME to load tools by name. The {} deferred tools: {}.",
+        names.len(),
+        names.join(", ")
+    );
+    ToolSpec::new(TOOL_SEARCH_NAME, description)
+        .with_label("Tool search")
+        .with_annotations(ToolAnnotations::READ_ONLY)
+        .with_sensitivity(Sensitivity::Safe)
 }
 
 /// Whose loaded set a call changes.
@@ -81,24 +103,7 @@ impl TypedTool for ToolSearch {
     type Params = ToolSearchParams;
 
     fn describe(&self) -> ToolSpec {
-        let names: Vec<&str> = self
-            .deferred
-            .specs()
-            .iter()
-            .map(|spec| spec.name.as_str())
-            .collect();
-        let description = format!(
-            "Finds deferred tools and loads them: their definitions are not sent until loaded, \
-             and a loaded tool can be called from your next turn on. Query with words of what \
-             the tool does (its name, description, parameters or server), a tool's exact name, \
-             or select:NAME,NAME to load tools by name. The {} deferred tools: {}.",
-            names.len(),
-            names.join(", ")
-        );
-        ToolSpec::new(TOOL_SEARCH_NAME, description)
-            .with_label("Tool search")
-            .with_annotations(ToolAnnotations::READ_ONLY)
-            .with_sensitivity(Sensitivity::Safe)
+        describe(self.deferred.specs())
     }
 
     async fn run(
