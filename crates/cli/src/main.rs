@@ -3,6 +3,7 @@
 mod approval;
 mod commands;
 mod exit;
+mod interrupts;
 mod logging;
 
 use std::path::PathBuf;

@@ -10,6 +10,8 @@ use serde_json::Value;
 use toolhost_config::AgentConfig;
 use toolhost_core::{CallOptions, ContentBlock, ToolRegistry, ToolUpdate};
 
+use crate::interrupts::Interrupts;
+
 // Arguments of `toolhost call` (a plain comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct CallArgs {
@@ -49,14 +51,12 @@ pub async fn run(registry: &ToolRegistry, args: CallArgs) -> anyhow::Result<Exit
     let options = CallOptions::default();
     let cancel = options.cancel.clone();
     let interrupted = cancel.clone();
+    let mut interrupts = Interrupts::listen()?;
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if interrupts.next().await {
             cancel.cancel();
         }
     });
-    // Let the listener register before the tool starts: a Ctrl-C before that would end the
-    // process as the default handler does, without the call's cleanup.
-    tokio::task::yield_now().await;
     let options = if !args.json && std::io::stderr().is_terminal() {
         CallOptions {
             on_update: Some(Arc::new(print_update)),

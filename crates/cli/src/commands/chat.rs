@@ -27,6 +27,7 @@ use toolhost_core::conversation::Usage;
 use super::run::{model_flags, one_line, open_session, session_choice};
 use crate::EXIT_USAGE;
 use crate::approval;
+use crate::interrupts::Interrupts;
 use toolhost_tui as tui;
 use toolhost_tui::chat_commands::chat_command;
 
@@ -161,7 +162,7 @@ async fn chat(
     session.agent().session_event(SessionEvent::Start).await;
 
     let turn = Arc::new(TurnSlot::default());
-    cancel_turns_on_ctrl_c(Arc::clone(&turn));
+    cancel_turns_on_ctrl_c(Arc::clone(&turn))?;
     let mut editor = rustyline::DefaultEditor::new()?;
     let history = home.map(|home| home.join(".toolhost").join("chat_history"));
     if let Some(history) = &history {
@@ -266,14 +267,16 @@ impl TurnSlot {
 /// While a turn runs the terminal is not in raw mode, so Ctrl-C is SIGINT: it cancels the
 /// turn (its model request and its tools' process trees). (While a line is read, the editor
 /// sees Ctrl-C itself and clears the line.)
-fn cancel_turns_on_ctrl_c(turn: Arc<TurnSlot>) {
+fn cancel_turns_on_ctrl_c(turn: Arc<TurnSlot>) -> std::io::Result<()> {
+    let mut interrupts = Interrupts::listen()?;
     tokio::spawn(async move {
-        while tokio::signal::ctrl_c().await.is_ok() {
+        while interrupts.next().await {
             if turn.cancel() {
                 eprintln!("\n[cancelling the turn]");
             }
         }
     });
+    Ok(())
 }
 
 /// Draws the loop's events: the answer as it streams, a line per tool call and outcome.

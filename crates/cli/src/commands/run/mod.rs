@@ -26,6 +26,7 @@ use toolhost_session::views;
 
 use crate::EXIT_USAGE;
 use crate::approval;
+use crate::interrupts::Interrupts;
 use output::{EventWriter, OutputFormat, RunInfo, RunTimes};
 use toolhost_mcp_catalog::upstream_prompts::expand_mcp_prompt_line;
 
@@ -242,7 +243,7 @@ async fn run_agent(
         Arc::new(move |event: AgentEvent| events_writer.event(&event));
     // Sub-agents' progress goes to the same output, tagged with their run.
     assembled.tools.subagents.set_events(Arc::clone(&events));
-    cancel_on_ctrl_c(cancel.clone());
+    cancel_on_ctrl_c(cancel.clone())?;
 
     agent.session_event(SessionEvent::Start).await;
     let report = agent.run(messages, events, cancel.clone()).await;
@@ -324,19 +325,21 @@ pub(crate) fn model_flags(
 
 /// The first Ctrl-C cancels the run (its model request and its tools' process trees); the
 /// second exits at once.
-fn cancel_on_ctrl_c(cancel: CancellationToken) {
+fn cancel_on_ctrl_c(cancel: CancellationToken) -> std::io::Result<()> {
+    let mut interrupts = Interrupts::listen()?;
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_err() {
+        if !interrupts.next().await {
             return;
         }
         cancel.cancel();
         if std::io::stderr().is_terminal() {
             eprintln!("\ncancelling the run; press Ctrl-C again to exit at once");
         }
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if interrupts.next().await {
             std::process::exit(EXIT_INTERRUPTED);
         }
     });
+    Ok(())
 }
 
 /// A random UUID (version 4), as Claude Code's session ids are.
