@@ -265,3 +265,69 @@ fn a_call_refused_for_want_of_a_scope_says_to_log_in_again() {
         "{said}"
     );
 }
+
+/// A static client kept in `[mcp_servers.NAME.oauth]`: `mcp login` needs no flags (the client,
+/// its secret's variable and the callback port come from the configuration), and a refresh
+/// sends the secret, which the authorization server requires of a confidential client.
+#[test]
+fn a_configured_static_client_logs_in_without_flags_and_refreshes_with_its_secret() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        registration: false,
+        static_client: Some(("toolhost-test".to_owned(), "s3cret".to_owned())),
+        access_lifetime_secs: 10,
+        ..OAuthServerOptions::default()
+    });
+    let port = toolhost_test_support::free_port();
+    let key = "TOOLHOST_TEST_CLIENT_SECRET";
+    write_project_config(
+        &dirs.workspace,
+        &format!(
+            "[mcp_servers.prot]\nurl = {:?}\n\n[mcp_servers.prot.oauth]\nclient_id = \
+             \"toolhost-test\"\nclient_secret_env = \"{key}\"\ncallback_port = {port}\n",
+            server.mcp_url()
+        ),
+    );
+
+    let without_secret = login(&dirs, &server, &[]);
+    assert!(!without_secret.status.success());
+    assert!(
+        text(&without_secret).contains(&format!(
+            "oauth.client_secret_env: the environment variable {key} is not set"
+        )),
+        "{}",
+        text(&without_secret)
+    );
+
+    let logged_in = login_with_env(&dirs, &server, &[], &[(key, "s3cret")]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    assert!(
+        text(&logged_in).contains(&format!("127.0.0.1%3A{port}%2Fcallback")),
+        "the configured callback port is the redirect URI's: {}",
+        text(&logged_in)
+    );
+    assert_eq!(server.registrations(), 0);
+
+    // Expired: the refresh authenticates the client with the secret from the environment.
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let refreshed = support::toolhost_with_home(&dirs.workspace, &dirs.home)
+        .env(key, "s3cret")
+        .args(["mcp", "test", "prot"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(refreshed.status.success(), "{}", text(&refreshed));
+    assert_eq!(server.refresh_grants(), 1);
+
+    // Without the secret's variable the connection says which variable to set.
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let unset = toolhost(&dirs, &["mcp", "test", "prot"]);
+    assert!(!unset.status.success());
+    assert!(
+        text(&unset).contains(&format!(
+            "oauth.client_secret_env: the environment variable {key} is not set"
+        )),
+        "{}",
+        text(&unset)
+    );
+}

@@ -54,7 +54,7 @@ use toolhost_core::permission::{PermissionMode, RuleSet};
 pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent, whole_tool_rule};
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json};
-pub use mcp_server::{McpServerConfig, McpTransport};
+pub use mcp_server::{McpOAuth, McpServerConfig, McpTransport};
 pub use providers::{
     AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
     check_base_url,

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::mcp_server::expand_variables;
-use crate::mcp_server::{McpServerConfig, McpTransport};
+use crate::mcp_server::{McpOAuth, McpServerConfig, McpTransport};
 use serde::Deserialize;
 
 /// Claude Code's project file of MCP servers, in the workspace root.
@@ -32,6 +32,46 @@ pub(super) struct FileMcpServer {
     /// Seconds.
     tool_timeout: Option<u64>,
     required: Option<bool>,
+    oauth: Option<FileOAuth>,
+}
+
+/// `[mcp_servers.NAME.oauth]`; every key is checked.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct FileOAuth {
+    client_id: Option<String>,
+    client_secret_env: Option<String>,
+    callback_port: Option<u16>,
+    callback_url: Option<String>,
+    client_metadata_url: Option<String>,
+    scopes: Vec<String>,
+}
+
+/// `.mcp.json`'s `oauth` object, as Claude Code writes it (`claude mcp add --client-id …
+/// --callback-port …`); keys toolhost has no use for are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ClaudeOAuth {
+    #[serde(rename = "clientId")]
+    client_id: Option<String>,
+    #[serde(rename = "callbackPort")]
+    callback_port: Option<u16>,
+    /// One space-separated string.
+    scopes: Option<String>,
+}
+
+impl From<ClaudeOAuth> for FileOAuth {
+    fn from(oauth: ClaudeOAuth) -> Self {
+        Self {
+            client_id: oauth.client_id,
+            callback_port: oauth.callback_port,
+            scopes: oauth
+                .scopes
+                .map(|scopes| scopes.split_whitespace().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            ..Self::default()
+        }
+    }
 }
 
 /// One server of `.mcp.json`: Claude Code's keys, others ignored.
@@ -47,6 +87,7 @@ struct ClaudeMcpServer {
     headers: BTreeMap<String, String>,
     #[serde(rename = "headersHelper")]
     headers_helper: Option<String>,
+    oauth: Option<ClaudeOAuth>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -65,6 +106,7 @@ impl From<ClaudeMcpServer> for FileMcpServer {
             env: server.env,
             url: server.url,
             headers: server.headers,
+            oauth: server.oauth.map(FileOAuth::from),
             ..Self::default()
         }
     }
@@ -144,7 +186,26 @@ pub(super) fn server_config(
         Some(seconds) => Ok(Duration::from_secs(seconds)),
         None => Ok(default),
     };
+    let oauth = match file.oauth {
+        Some(_) if !matches!(transport, McpTransport::Http { .. }) => {
+            return Err(format!(
+                "{table}.oauth: OAuth logins are for Streamable HTTP servers (url = …), and \
+                 this is a {} server",
+                transport.kind()
+            ));
+        }
+        Some(oauth) => McpOAuth {
+            client_id: oauth.client_id.map(&mut expand),
+            client_secret_env: oauth.client_secret_env,
+            callback_port: oauth.callback_port,
+            callback_url: oauth.callback_url.map(&mut expand),
+            client_metadata_url: oauth.client_metadata_url.map(&mut expand),
+            scopes: oauth.scopes,
+        },
+        None => McpOAuth::default(),
+    };
     let mut config = McpServerConfig::new(name, transport);
+    config.oauth = oauth;
     config.startup_timeout = seconds(
         "startup_timeout",
         file.startup_timeout,
@@ -304,6 +365,33 @@ mod tests {
                 headers: [("Authorization".to_owned(), "Bearer secret".to_owned())].into(),
                 bearer_token_env: None,
             }
+        );
+    }
+
+    #[test]
+    fn oauth_settings_come_from_claude_codes_oauth_object_and_only_for_http_servers() {
+        let text = r#"{"mcpServers": {
+  "remote": {"type": "http", "url": "https://x/mcp",
+             "oauth": {"clientId": "${TOKEN}-id", "callbackPort": 8080, "scopes": "read  write"}},
+  "local": {"command": "x", "oauth": {"clientId": "c"}}
+}}"#;
+        let (servers, warnings) =
+            claude_mcp_json(Path::new("m"), text, Path::new("/w"), &lookup).unwrap();
+        assert_eq!(servers.len(), 1);
+        assert_eq!(
+            servers[0].oauth,
+            McpOAuth {
+                client_id: Some("secret-id".into()),
+                callback_port: Some(8080),
+                scopes: vec!["read".into(), "write".into()],
+                ..McpOAuth::default()
+            }
+        );
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("OAuth logins are for Streamable HTTP servers")
+                && warnings[0].contains("the server 'local' is left out"),
+            "{warnings:?}"
         );
     }
 

@@ -35,6 +35,29 @@ pub struct McpServerConfig {
     /// Why the entry cannot be used although it parsed (a `${VAR}` that is not set):
     /// reported when the servers start, like a server that fails.
     pub problem: Option<String>,
+    /// `[mcp_servers.NAME.oauth]`: how `toolhost mcp login` registers with a remote server's
+    /// authorization server, and the secret a confidential client refreshes with.
+    pub oauth: McpOAuth,
+}
+
+/// OAuth settings of a remote server (`[mcp_servers.NAME.oauth]`, or `oauth` in `.mcp.json`):
+/// what a server that offers no dynamic registration needs, kept in the configuration so that
+/// `toolhost mcp login NAME` needs no flags and a token refresh can send the client's secret.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct McpOAuth {
+    /// `client_id` (`clientId`): a client registered with the authorization server beforehand.
+    pub client_id: Option<String>,
+    /// `client_secret_env`: the environment variable holding that client's secret.
+    pub client_secret_env: Option<String>,
+    /// `callback_port` (`callbackPort`): the port on 127.0.0.1 of the login's callback server.
+    pub callback_port: Option<u16>,
+    /// `callback_url`: the redirect URI a static client registered, when it is not
+    /// `http://127.0.0.1:PORT/callback`.
+    pub callback_url: Option<String>,
+    /// `client_metadata_url`: the HTTPS URL of a client-id metadata document.
+    pub client_metadata_url: Option<String>,
+    /// `scopes` (`scopes`, space-separated in `.mcp.json`): the scopes to ask for.
+    pub scopes: Vec<String>,
 }
 
 impl McpServerConfig {
@@ -51,6 +74,7 @@ impl McpServerConfig {
             required: false,
             origin: String::new(),
             problem: None,
+            oauth: McpOAuth::default(),
         }
     }
 

@@ -8,7 +8,8 @@
 //! - `/register`: dynamic client registration; `/authorize`: approves at once, redirecting
 //!   with `code`, `state` and `iss` (a wrong one with [`OAuthServerOptions::wrong_iss`]);
 //!   `/token`: the authorization-code grant (the PKCE verifier checked) and the refresh
-//!   grant (the refresh token rotated, the old one then refused with `invalid_grant`);
+//!   grant (the refresh token rotated, the old one then refused with `invalid_grant`; the
+//!   static client's secret required on both);
 //! - `/mcp`: a tiny MCP server (JSON answers) with one tool, `whoami`, reached only with a
 //!   valid access token (401 and a `WWW-Authenticate` naming the metadata otherwise); a call
 //!   needs the scope [`OAuthServerOptions::call_scope`] when set (403 `insufficient_scope`).
@@ -60,8 +61,8 @@ struct Grants {
     codes: BTreeMap<String, (String, String, String)>,
     /// access token → scope
     access: BTreeMap<String, String>,
-    /// refresh token → scope
-    refresh: BTreeMap<String, String>,
+    /// refresh token → (client, scope)
+    refresh: BTreeMap<String, (String, String)>,
     issued: u64,
     refresh_grants: u64,
     registrations: u64,
@@ -256,7 +257,7 @@ fn authorize(shared: &Shared, query: &BTreeMap<String, String>) -> Response {
 fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) -> Response {
     let field = |key: &str| form.get(key).cloned().unwrap_or_default();
     let mut grants = lock(shared);
-    let scope = match field("grant_type").as_str() {
+    let (client, scope) = match field("grant_type").as_str() {
         "authorization_code" => {
             let Some((client, challenge, scope)) = grants.codes.remove(&field("code")) else {
                 return oauth_error("invalid_grant");
@@ -272,14 +273,23 @@ fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) 
             {
                 return oauth_error("invalid_client");
             }
-            scope
+            (client, scope)
         }
         "refresh_token" => {
-            let Some(scope) = grants.refresh.remove(&field("refresh_token")) else {
+            let token = field("refresh_token");
+            let Some((client, scope)) = grants.refresh.get(&token).cloned() else {
                 return oauth_error("invalid_grant");
             };
+            // A confidential client authenticates on refresh too (RFC 6749 section 6).
+            if let Some((id, secret)) = &shared.options.static_client
+                && *id == client
+                && !secret_given(headers, form, id, secret)
+            {
+                return oauth_error("invalid_client");
+            }
+            grants.refresh.remove(&token);
             grants.refresh_grants += 1;
-            scope
+            (client, scope)
         }
         _ => return oauth_error("unsupported_grant_type"),
     };
@@ -287,7 +297,9 @@ fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) 
     let access = format!("access-{}", grants.issued);
     let refresh = format!("refresh-{}", grants.issued);
     grants.access.insert(access.clone(), scope.clone());
-    grants.refresh.insert(refresh.clone(), scope.clone());
+    grants
+        .refresh
+        .insert(refresh.clone(), (client, scope.clone()));
     json_answer(
         StatusCode::OK,
         &json!({"access_token": access, "token_type": "Bearer", "refresh_token": refresh,

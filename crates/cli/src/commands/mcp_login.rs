@@ -18,7 +18,9 @@ pub struct LoginArgs {
     /// browser was sent to (paste it from the address bar).
     #[arg(long)]
     no_browser: bool,
-    /// The port on 127.0.0.1 of the callback server (default: any free port).
+    /// The port on 127.0.0.1 of the callback server (default: the server's
+    /// `oauth.callback_port`, else any free port). Every option below defaults likewise to
+    /// the server's `oauth` settings.
     #[arg(long, value_name = "PORT", default_value_t = 0)]
     callback_port: u16,
     /// The redirect URI to use instead of http://127.0.0.1:PORT/callback (one a static client
@@ -51,20 +53,39 @@ impl LoginArgs {
 pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Result<ExitCode> {
     let url = remote_url(server)?;
     let store = user_store(url)?;
-    let client_secret = match &args.client_secret_env {
+    // The flags win over the server's [mcp_servers.NAME.oauth] (or .mcp.json's oauth).
+    let configured = &server.oauth;
+    let (client_id, secret_env, secret_source) = match args.client_id {
+        Some(id) => (Some(id), args.client_secret_env, "--client-secret-env"),
+        None => (
+            configured.client_id.clone(),
+            configured.client_secret_env.clone(),
+            "oauth.client_secret_env",
+        ),
+    };
+    let client_secret = match &secret_env {
         Some(variable) => Some(std::env::var(variable).map_err(|_| {
-            anyhow::anyhow!("--client-secret-env: the environment variable {variable} is not set")
+            anyhow::anyhow!("{secret_source}: the environment variable {variable} is not set")
         })?),
         None => None,
     };
     let options = LoginOptions {
         open_browser: !args.no_browser,
-        callback_port: args.callback_port,
-        callback_url: args.callback_url,
-        client_id: args.client_id,
+        callback_port: match args.callback_port {
+            0 => configured.callback_port.unwrap_or(0),
+            port => port,
+        },
+        callback_url: args.callback_url.or(configured.callback_url.clone()),
+        client_id,
         client_secret,
-        client_metadata_url: args.client_metadata_url,
-        scopes: args.scope,
+        client_metadata_url: args
+            .client_metadata_url
+            .or(configured.client_metadata_url.clone()),
+        scopes: if args.scope.is_empty() {
+            configured.scopes.clone()
+        } else {
+            args.scope
+        },
     };
     let no_browser = args.no_browser;
     let say = move |authorize: &str| {

@@ -228,6 +228,7 @@ impl ServerConnection {
                     url,
                     headers,
                     bearer_token_env.as_deref(),
+                    &self.config.oauth,
                 )
                 .await?,
                 group: None,

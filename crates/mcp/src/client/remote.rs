@@ -18,6 +18,7 @@ use super::http_session::StaleSessionAware;
 use super::oauth;
 use super::session::Service;
 use super::sse::{SseClientTransport, chain, http_url};
+use toolhost_config::McpOAuth;
 
 /// What is wrong with a remote entry in a way that waiting cannot fix (a URL that is not
 /// `http(s)://`, a header that is not valid, a `bearer_token_env` variable that is not set);
@@ -78,6 +79,7 @@ pub(super) async fn connect_http(
     url: &str,
     headers: &BTreeMap<String, String>,
     bearer_token_env: Option<&str>,
+    oauth: &McpOAuth,
 ) -> Result<Service, String> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
     let mut custom = HashMap::new();
@@ -93,7 +95,7 @@ pub(super) async fn connect_http(
         custom.insert(name, value);
     }
     let config = config.custom_headers(custom);
-    let served = match oauth::authorized_manager(url).await? {
+    let served = match oauth::authorized_manager(url, oauth).await? {
         Some(manager) => {
             let client = AuthClient::new(StaleSessionAware::new()?, manager);
             events

@@ -4,18 +4,24 @@
 pub mod login;
 pub mod store;
 
-use rmcp::transport::auth::AuthorizationManager;
+use rmcp::transport::auth::{AuthorizationManager, OAuthClientConfig};
+use toolhost_config::McpOAuth;
 
 use store::FileCredentialStore;
 
 /// An authorization manager holding the logged-in credentials of `url`, ready to give access
 /// tokens (refreshing them); `None` when nobody logged in to it (the server is reached
-/// without a token, and a 401 says to log in).
+/// without a token, and a 401 says to log in). A confidential client's secret
+/// (`oauth.client_secret_env`) is not stored with the tokens: it is read here, so that a
+/// refresh can authenticate the client.
 ///
 /// # Errors
-/// The credentials file cannot be read, or the server's authorization metadata cannot be
-/// found again.
-pub(crate) async fn authorized_manager(url: &str) -> Result<Option<AuthorizationManager>, String> {
+/// The credentials file cannot be read, the server's authorization metadata cannot be found
+/// again, or the configured secret's variable is not set.
+pub(crate) async fn authorized_manager(
+    url: &str,
+    oauth: &McpOAuth,
+) -> Result<Option<AuthorizationManager>, String> {
     let Some(store) = FileCredentialStore::for_user(url) else {
         return Ok(None);
     };
@@ -34,7 +40,38 @@ pub(crate) async fn authorized_manager(url: &str) -> Result<Option<Authorization
         .initialize_from_store()
         .await
         .map_err(|error| format!("cannot use the OAuth login of {url}: {error}"))?;
-    Ok(usable.then_some(manager))
+    if !usable {
+        return Ok(None);
+    }
+    if let Some(variable) = &oauth.client_secret_env {
+        let secret = std::env::var(variable).map_err(|_| {
+            format!(
+                "oauth.client_secret_env: the environment variable {variable} is not set (the \
+                 client's secret, needed to refresh the login of {url})"
+            )
+        })?;
+        let client_id = stored_client_id(&manager).await?;
+        let redirect = oauth
+            .callback_url
+            .clone()
+            .unwrap_or_else(|| "http://127.0.0.1/callback".to_owned());
+        let mut client = OAuthClientConfig::new(client_id, redirect).with_client_secret(secret);
+        // Keep the application type the stored login set.
+        client.application_type = None;
+        manager
+            .configure_client(client)
+            .map_err(|error| format!("cannot use the OAuth login of {url}: {error}"))?;
+    }
+    Ok(Some(manager))
+}
+
+/// The client id the login registered (or was configured with), as stored with its tokens.
+async fn stored_client_id(manager: &AuthorizationManager) -> Result<String, String> {
+    let (client_id, _) = manager
+        .get_credentials()
+        .await
+        .map_err(|error| format!("cannot read the stored OAuth login: {error}"))?;
+    Ok(client_id)
 }
 
 /// What a server that wants a login says.
