@@ -105,6 +105,15 @@ fn login_keeps_a_token_that_is_used_refreshed_and_deleted_on_logout() {
         "{}",
         text(&listed)
     );
+    let doctor = text(&toolhost(&dirs, &["doctor"]));
+    let line = doctor
+        .lines()
+        .find(|line| line.contains("prot:"))
+        .unwrap_or("");
+    assert!(
+        line.contains("run `toolhost mcp login prot`") && line.contains("[oauth: not logged in]"),
+        "{doctor}"
+    );
     let refused = toolhost(&dirs, &["mcp", "test", "prot"]);
     assert!(!refused.status.success());
     assert!(
@@ -142,6 +151,12 @@ fn login_keeps_a_token_that_is_used_refreshed_and_deleted_on_logout() {
         text(&listed).contains(&format!("oauth: logged in with {}", server.issuer())),
         "{}",
         text(&listed)
+    );
+    let doctor = text(&toolhost(&dirs, &["doctor"]));
+    assert!(
+        doctor.lines().any(|line| line.contains("prot: started")
+            && line.contains(&format!("oauth: logged in with {}", server.issuer()))),
+        "{doctor}"
     );
 
     // Expired: two processes at once, refresh tokens rotating. One refreshes; the other waits

@@ -42,7 +42,7 @@ pub async fn run(
             ),
         },
     ];
-    checks.extend(mcp_checks(mcp));
+    checks.extend(mcp_checks(mcp, config));
     checks.push(super::doctor_remote::provider_check(config).await);
     checks.push(super::doctor_remote::sessions_check(config, home));
     for check in &checks {
@@ -61,13 +61,22 @@ pub async fn run(
 }
 
 /// One line per configured MCP server: started (with how many tools), failed (a warning:
-/// the other tools work; a `required` one fails), or disabled.
-fn mcp_checks(mcp: &McpClients) -> Vec<Check> {
+/// the other tools work; a `required` one fails), or disabled; a remote server's line ends
+/// with its OAuth state (as `mcp list` shows it).
+fn mcp_checks(mcp: &McpClients, config: &Config) -> Vec<Check> {
     let report = mcp.start_report();
+    let auth = |server: &str| {
+        config
+            .mcp_servers
+            .get(server)
+            .and_then(super::mcp_login::auth_state)
+            .map(|state| format!(" [{state}]"))
+            .unwrap_or_default()
+    };
     let started = report.started.iter().map(|(server, tools)| Check {
         status: Status::Ok,
         name: "mcp",
-        detail: format!("{server}: started, tools: {tools}"),
+        detail: format!("{server}: started, tools: {tools}{}", auth(server)),
     });
     let failed = report.failures.iter().map(|failure| Check {
         status: if failure.required {
@@ -78,14 +87,19 @@ fn mcp_checks(mcp: &McpClients) -> Vec<Check> {
         name: "mcp",
         // One line per check: the server's stderr lines joined.
         detail: format!(
-            "{}: did not start ({}){}: {}",
+            "{}: did not start ({}){}{}: {}",
             failure.server,
             failure.origin,
             if needs_auth(&failure.message) {
-                ", auth needed: set its bearer_token_env or headers"
+                format!(
+                    ", auth needed: run `toolhost mcp login {}` (OAuth), or set its \
+                     bearer_token_env or headers",
+                    failure.server
+                )
             } else {
-                ""
+                String::new()
             },
+            auth(&failure.server),
             failure.message.lines().collect::<Vec<_>>().join(" | ")
         ),
     });
