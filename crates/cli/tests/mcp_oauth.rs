@@ -346,3 +346,28 @@ fn a_configured_static_client_logs_in_without_flags_and_refreshes_with_its_secre
         text(&unset)
     );
 }
+
+/// A server that answers a refresh without a new refresh token: the one held is kept, so the
+/// next refresh works too (and the login is not lost).
+#[test]
+fn a_refresh_answered_without_a_new_refresh_token_keeps_the_old_one() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        access_lifetime_secs: 10,
+        rotate_refresh_tokens: false,
+        ..OAuthServerOptions::default()
+    });
+    configure(&dirs, &server);
+    let logged_in = login(&dirs, &server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    for refreshes in 1..=2 {
+        std::thread::sleep(std::time::Duration::from_secs(6));
+        let tested = toolhost(&dirs, &["mcp", "test", "prot"]);
+        assert!(
+            tested.status.success(),
+            "refresh {refreshes}: {}",
+            text(&tested)
+        );
+        assert_eq!(server.refresh_grants(), refreshes);
+    }
+}

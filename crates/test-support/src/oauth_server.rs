@@ -40,6 +40,9 @@ pub struct OAuthServerOptions {
     pub access_lifetime_secs: u64,
     /// The scope a tools/call needs (403 `insufficient_scope` without it).
     pub call_scope: Option<String>,
+    /// Whether a refresh answers with a new refresh token (rotation); without, the answer has
+    /// none and the one presented stays valid, as many servers do.
+    pub rotate_refresh_tokens: bool,
 }
 
 impl Default for OAuthServerOptions {
@@ -50,6 +53,7 @@ impl Default for OAuthServerOptions {
             wrong_iss: false,
             access_lifetime_secs: 3600,
             call_scope: None,
+            rotate_refresh_tokens: true,
         }
     }
 }
@@ -287,8 +291,18 @@ fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) 
             {
                 return oauth_error("invalid_client");
             }
-            grants.refresh.remove(&token);
             grants.refresh_grants += 1;
+            if !shared.options.rotate_refresh_tokens {
+                grants.issued += 1;
+                let access = format!("access-{}", grants.issued);
+                grants.access.insert(access.clone(), scope.clone());
+                return json_answer(
+                    StatusCode::OK,
+                    &json!({"access_token": access, "token_type": "Bearer",
+                            "expires_in": shared.options.access_lifetime_secs, "scope": scope}),
+                );
+            }
+            grants.refresh.remove(&token);
             (client, scope)
         }
         _ => return oauth_error("unsupported_grant_type"),
