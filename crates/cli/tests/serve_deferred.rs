@@ -33,20 +33,24 @@ fn found(result: &Value) -> Vec<String> {
 }
 
 fn serve_many_tools(dir: &Path, serve_args: &[&str]) -> ServeProcess {
+    serve_many_tools_after(dir, serve_args, 0)
+}
+
+/// The same, server-everything starting only after `delay_secs` (a slow upstream server).
+fn serve_many_tools_after(dir: &Path, serve_args: &[&str], delay_secs: u32) -> ServeProcess {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/many_tools.js");
     write_file(
         dir.join(".toolhost/tools/many_tools.js"),
         std::fs::read_to_string(fixture).unwrap(),
     );
+    let everything = format!(
+        "sleep {delay_secs}; exec '{}' '{}' stdio",
+        node(),
+        npm_entry_point("@modelcontextprotocol/server-everything").display()
+    );
     write_project_config(
         dir,
-        &format!(
-            "[mcp_servers.ev]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\n",
-            node(),
-            npm_entry_point("@modelcontextprotocol/server-everything")
-                .display()
-                .to_string()
-        ),
+        &format!("[mcp_servers.ev]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {everything:?}]\n"),
     );
     let mut server = ServeProcess::start_serving(
         dir,
@@ -62,6 +66,8 @@ fn serve_many_tools(dir: &Path, serve_args: &[&str]) -> ServeProcess {
 fn tool_search_finds_and_loads_deferred_tools_for_the_client() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = serve_many_tools(dir.path(), &["--defer-tools"]);
+    // The gateway answered at once; server-everything's tools are deferred as they join.
+    wait_until_deferred(&mut server, "mcp__ev__echo");
 
     let listed = server.tool_names(1);
     for expected in ["Read", "Bash", "tool_search"] {
@@ -152,4 +158,51 @@ fn without_the_flag_every_tool_is_listed() {
     let listed = server.tool_names_with("mcp__ev__echo");
     assert!(listed.contains(&"export_shipment_asia".to_owned()));
     assert!(!listed.contains(&"tool_search".to_owned()));
+}
+
+/// Lists until `tool_search`'s description names `tool` (deferred since its server joined).
+fn wait_until_deferred(server: &mut ServeProcess, tool: &str) -> Vec<Value> {
+    server.tools_once(&format!("{tool} deferred"), |tools| {
+        tools.iter().any(|listed| {
+            listed["name"] == "tool_search"
+                && listed["description"]
+                    .as_str()
+                    .is_some_and(|text| text.contains(tool))
+        })
+    })
+}
+
+/// A slow upstream server does not hold the gateway back with `--defer-tools`: `initialize`
+/// and `tools/list` answer while it starts (its tools not there yet), and its tools are
+/// deferred when it joins, named by `tool_search` and loadable like the rest.
+#[test]
+fn with_deferral_a_slow_upstream_server_joins_later_and_is_deferred() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = serve_many_tools_after(dir.path(), &["--defer-tools"], 4);
+    let first = server.tool_names(1);
+    assert!(first.contains(&"tool_search".to_owned()), "{first:?}");
+    let search = server
+        .tools_once("tool_search", |_| true)
+        .into_iter()
+        .find(|tool| tool["name"] == "tool_search")
+        .unwrap();
+    assert!(
+        !search["description"]
+            .as_str()
+            .unwrap()
+            .contains("mcp__ev__"),
+        "server-everything had not started yet: {search}"
+    );
+
+    let tools = wait_until_deferred(&mut server, "mcp__ev__get-sum");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(!names.contains(&"mcp__ev__get-sum"), "{names:?}");
+    let loaded = server.call(
+        2,
+        "tool_search",
+        json!({"query": "select:mcp__ev__get-sum"}),
+    );
+    assert_eq!(found(&loaded), ["mcp__ev__get-sum"], "{loaded}");
+    let now = server.tool_names_with("mcp__ev__get-sum");
+    assert!(now.contains(&"tool_search".to_owned()), "{now:?}");
 }

@@ -226,6 +226,11 @@ impl ToolRegistry {
         self.changes.subscribe()
     }
 
+    /// How many times a tool was registered or removed: equal values, the same tool set.
+    pub fn version(&self) -> u64 {
+        *self.changes.borrow()
+    }
+
     /// Runs one call through the whole pipeline, with no update listener and no cancellation.
     pub async fn execute(
         &self,

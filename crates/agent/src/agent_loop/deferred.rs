@@ -97,7 +97,8 @@ impl Deferral {
                 match registry.register_arc(Arc::clone(&search)) {
                     Ok(()) => {
                         if loading == DeferredLoading::Native {
-                            let names = loaded.deferred().specs().iter();
+                            let deferred = loaded.deferred();
+                            let names = deferred.specs().iter();
                             self.flagged = Arc::new(names.map(|s| s.name.clone()).collect());
                         }
                         self.loaded = Some(loaded);

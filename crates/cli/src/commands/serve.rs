@@ -99,19 +99,14 @@ async fn serve(
     let approver = McpApprover::new(prompts.clone(), fallback);
     let permissions = Permissions::from_config(config, workspace, Arc::new(approver))?;
     let offered = OfferedRegistry::default();
-    // The gateway answers at once: the configured servers' tools join when each is ready. A
-    // deferral plan is made once, over every tool, so `--defer-tools` waits for them all.
-    let startup = if args.defer_tools {
-        McpStartup::WaitForAll
-    } else {
-        McpStartup::Background
-    };
+    // The gateway answers at once: the configured servers' tools join when each is ready
+    // (with `--defer-tools`, the deferral is planned again as they join).
     let building = ToolSetBuilder::new(workspace, config, agent, &permissions)
         .offered(offered.clone())
-        .mcp_startup(startup)
+        .mcp_startup(McpStartup::Background)
         .build();
-    // Interrupted while a server starts (a `required` one, or with `--defer-tools`): the
-    // start is dropped, which kills the server's process group.
+    // Interrupted while a `required` server starts: the start is dropped, which kills the
+    // server's process group.
     let ToolSet {
         registry,
         custom,

@@ -186,6 +186,23 @@ impl ServeProcess {
     /// when it is ready, which the server announces with `tools/list_changed`. Fails after
     /// 30 s.
     pub fn tool_names_with(&mut self, name: &str) -> Vec<String> {
+        let names = |tools: &[serde_json::Value]| -> Vec<String> {
+            tools
+                .iter()
+                .map(|tool| tool["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let tools = self.tools_once(name, |tools| names(tools).iter().any(|n| n == name));
+        names(&tools)
+    }
+
+    /// The tools `tools/list` gives once `done` holds of them, listing again after each
+    /// `tools/list_changed`; fails after 30 s, saying it waited for `what`.
+    pub fn tools_once(
+        &mut self,
+        what: &str,
+        done: impl Fn(&[serde_json::Value]) -> bool,
+    ) -> Vec<serde_json::Value> {
         use std::sync::mpsc::RecvTimeoutError;
         use std::time::{Duration, Instant};
 
@@ -207,14 +224,9 @@ impl ServeProcess {
                     }
                 }
             };
-            let names: Vec<String> = reply["result"]["tools"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|tool| tool["name"].as_str().unwrap().to_owned())
-                .collect();
-            if names.iter().any(|listed| listed == name) {
-                return names;
+            let tools = reply["result"]["tools"].as_array().unwrap().clone();
+            if done(&tools) {
+                return tools;
             }
             if !changed {
                 let left = deadline.saturating_duration_since(Instant::now());
@@ -222,7 +234,7 @@ impl ServeProcess {
                     match self.messages.recv_timeout(left) {
                         Ok(message) if is_change(&message) => break,
                         Ok(_) => {}
-                        Err(_) => panic!("{name} never listed; the last list: {names:?}"),
+                        Err(_) => panic!("never listed {what}; the last list: {tools:?}"),
                     }
                 }
             }

@@ -11,13 +11,15 @@ use crate::spec::ToolSpec;
 /// The deferred tools one conversation (an agent run, one MCP client) has loaded.
 #[derive(Debug)]
 pub struct LoadedTools {
-    deferred: Arc<DeferredTools>,
     state: Mutex<State>,
     changes: watch::Sender<u64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct State {
+    /// What may be loaded: replaced when the tool set changes (a server's tools joining a
+    /// gateway), see [`LoadedTools::replace_deferred`].
+    deferred: Arc<DeferredTools>,
     /// In the order they were loaded: they are offered after the others in that order, so
     /// that loading a tool leaves the start of the tools list (a provider's cached prefix) as
     /// it was.
@@ -37,15 +39,29 @@ impl LoadedTools {
     /// Nothing loaded yet of `deferred`.
     pub fn new(deferred: Arc<DeferredTools>) -> Self {
         Self {
-            deferred,
-            state: Mutex::default(),
+            state: Mutex::new(State {
+                deferred,
+                names: Vec::new(),
+                offered: None,
+            }),
             changes: watch::Sender::new(0),
         }
     }
 
     /// The deferred tools this conversation may load.
-    pub fn deferred(&self) -> &Arc<DeferredTools> {
-        &self.deferred
+    pub fn deferred(&self) -> Arc<DeferredTools> {
+        Arc::clone(&self.lock().deferred)
+    }
+
+    /// Defers `deferred` from now on instead: the loaded tools that are still deferred stay
+    /// loaded, the others are simply offered. Subscribers hear of the change.
+    pub fn replace_deferred(&self, deferred: Arc<DeferredTools>) {
+        let mut state = self.lock();
+        state.names.retain(|name| deferred.contains(name));
+        state.deferred = deferred;
+        state.offered = None;
+        drop(state);
+        self.changes.send_modify(|version| *version += 1);
     }
 
     /// Loads the deferred tools of these names (others are ignored); returns the ones that
@@ -54,7 +70,7 @@ impl LoadedTools {
         let mut state = self.lock();
         let mut added = Vec::new();
         for name in names {
-            if self.deferred.contains(name) && !state.names.iter().any(|loaded| loaded == name) {
+            if state.deferred.contains(name) && !state.names.iter().any(|loaded| loaded == name) {
                 state.names.push(name.to_owned());
                 added.push(name.to_owned());
             }
@@ -87,7 +103,8 @@ impl LoadedTools {
         {
             return Arc::clone(&last.offered);
         }
-        let offered: Arc<[ToolSpec]> = self.visible(all.iter().cloned(), &state.names).into();
+        let offered: Arc<[ToolSpec]> =
+            visible(&state.deferred, all.iter().cloned(), &state.names).into();
         state.offered = Some(OfferedSet {
             all: Arc::clone(all),
             offered: Arc::clone(&offered),
@@ -97,27 +114,13 @@ impl LoadedTools {
 
     /// [`Self::offered`] of specs that are not shared (an MCP server's `tools/list`).
     pub fn offered_of(&self, all: Vec<ToolSpec>) -> Vec<ToolSpec> {
-        let names = self.names();
-        self.visible(all.into_iter(), &names)
+        let state = self.lock();
+        visible(&state.deferred, all.into_iter(), &state.names)
     }
 
     /// A receiver whose value changes whenever a tool is loaded.
     pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
-    }
-
-    fn visible(&self, all: impl Iterator<Item = ToolSpec>, loaded: &[String]) -> Vec<ToolSpec> {
-        let mut by_name: HashMap<String, ToolSpec> = HashMap::new();
-        let mut offered = Vec::new();
-        for spec in all {
-            if self.deferred.contains(&spec.name) {
-                by_name.insert(spec.name.clone(), spec);
-            } else {
-                offered.push(spec);
-            }
-        }
-        offered.extend(loaded.iter().filter_map(|name| by_name.remove(name)));
-        offered
     }
 
     // Every change under the lock is one push or one reset, so a poisoned lock is consistent.
@@ -126,44 +129,86 @@ impl LoadedTools {
     }
 }
 
+/// Of `all`, the tools that are not `deferred` in their order, then the `loaded` ones in the
+/// order they were loaded.
+fn visible(
+    deferred: &DeferredTools,
+    all: impl Iterator<Item = ToolSpec>,
+    loaded: &[String],
+) -> Vec<ToolSpec> {
+    let mut by_name: HashMap<String, ToolSpec> = HashMap::new();
+    let mut offered = Vec::new();
+    for spec in all {
+        if deferred.contains(&spec.name) {
+            by_name.insert(spec.name.clone(), spec);
+        } else {
+            offered.push(spec);
+        }
+    }
+    offered.extend(loaded.iter().filter_map(|name| by_name.remove(name)));
+    offered
+}
+
 /// The loaded tools of each session of a server that many clients use at once (`toolhost
 /// serve` over HTTP): what one client loads, the others are not offered.
 #[derive(Debug)]
 pub struct SessionLoads {
+    /// The deferred set and every session's loads, under one lock so that a session made
+    /// while the set is replaced gets the new one.
+    state: Mutex<Sessions>,
+}
+
+#[derive(Debug)]
+struct Sessions {
     deferred: Arc<DeferredTools>,
-    sessions: Mutex<HashMap<String, Arc<LoadedTools>>>,
+    loads: HashMap<String, Arc<LoadedTools>>,
 }
 
 impl SessionLoads {
     /// No session has loaded anything of `deferred` yet.
     pub fn new(deferred: Arc<DeferredTools>) -> Self {
         Self {
-            deferred,
-            sessions: Mutex::default(),
+            state: Mutex::new(Sessions {
+                deferred,
+                loads: HashMap::new(),
+            }),
         }
     }
 
     /// The deferred tools.
-    pub fn deferred(&self) -> &Arc<DeferredTools> {
-        &self.deferred
+    pub fn deferred(&self) -> Arc<DeferredTools> {
+        Arc::clone(&self.lock().deferred)
+    }
+
+    /// Defers `deferred` from now on, for every session (see
+    /// [`LoadedTools::replace_deferred`]).
+    pub fn replace_deferred(&self, deferred: Arc<DeferredTools>) {
+        let mut state = self.lock();
+        for loaded in state.loads.values() {
+            loaded.replace_deferred(Arc::clone(&deferred));
+        }
+        state.deferred = deferred;
     }
 
     /// What session `id` has loaded (nothing, the first time it is asked).
     pub fn session(&self, id: &str) -> Arc<LoadedTools> {
-        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.lock();
+        let deferred = Arc::clone(&state.deferred);
         Arc::clone(
-            sessions
+            state
+                .loads
                 .entry(id.to_owned())
-                .or_insert_with(|| Arc::new(LoadedTools::new(Arc::clone(&self.deferred)))),
+                .or_insert_with(|| Arc::new(LoadedTools::new(deferred))),
         )
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Sessions> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Forgets session `id` (its connection closed).
     pub fn forget(&self, id: &str) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
+        self.lock().loads.remove(id);
     }
 }
 

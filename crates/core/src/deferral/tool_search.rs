@@ -68,6 +68,7 @@ enum Scope {
 /// The `tool_search` tool.
 #[derive(Debug)]
 pub struct ToolSearch {
+    /// The set its description names (a changed set is a new `ToolSearch`, registered anew).
     deferred: Arc<DeferredTools>,
     scope: Scope,
 }
@@ -76,7 +77,7 @@ impl ToolSearch {
     /// Loads into `loaded`, the one conversation's set.
     pub fn for_conversation(loaded: Arc<LoadedTools>) -> Self {
         Self {
-            deferred: Arc::clone(loaded.deferred()),
+            deferred: loaded.deferred(),
             scope: Scope::Conversation(loaded),
         }
     }
@@ -84,7 +85,7 @@ impl ToolSearch {
     /// Loads into the calling session's set of `loads`.
     pub fn for_sessions(loads: Arc<SessionLoads>) -> Self {
         Self {
-            deferred: Arc::clone(loads.deferred()),
+            deferred: loads.deferred(),
             scope: Scope::Sessions(loads),
         }
     }
@@ -115,7 +116,10 @@ impl TypedTool for ToolSearch {
             .max_results
             .unwrap_or(DEFAULT_SEARCH_RESULTS)
             .clamp(1, MAX_SEARCH_RESULTS);
-        let found = match self.deferred.search(&params.query, limit) {
+        // The session's set, which may be newer than the one this tool was described with.
+        let loaded = self.loaded_for(&ctx);
+        let deferred = loaded.deferred();
+        let found = match deferred.search(&params.query, limit) {
             SearchHits::Found(found) => found,
             SearchHits::UnknownNames(names) => {
                 return Err(ToolError::new(format!(
@@ -133,7 +137,6 @@ impl TypedTool for ToolSearch {
             ))
             .with_details(json!({"query": params.query, "loaded": [], "matches": []})));
         }
-        let loaded = self.loaded_for(&ctx);
         let newly = loaded.load(found.iter().map(|spec| spec.name.as_str()));
         let mut text = format!(
             "Loaded {} tool(s); call them from now on as you would any other tool:",

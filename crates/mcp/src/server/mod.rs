@@ -14,6 +14,7 @@
 pub mod approval;
 pub mod catalog;
 pub mod convert;
+mod deferral;
 pub mod hang_up;
 pub mod http;
 pub mod progress;
@@ -34,13 +35,14 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use toolhost_core::deferral::{DeferralPolicy, LoadedTools, SessionLoads, ToolSearch};
+use toolhost_core::deferral::{DeferralPolicy, LoadedTools, SessionLoads};
 use toolhost_core::{CallOptions, SessionInfo, ToolRegistry};
 
 use crate::error::ServeError;
 use approval::ClientPrompts;
 use catalog::ServedCatalog;
 use convert::{call_result_from, tool_from_spec};
+use deferral::DeferralPlanner;
 use progress::ProgressForwarder;
 use typed_calls::TypedCallTransport;
 
@@ -54,8 +56,8 @@ pub struct McpServer {
     prompts: ClientPrompts,
     instructions: Option<String>,
     sessions: Arc<AtomicU64>,
-    /// What each session loaded, when tools are deferred.
-    deferred: Option<Arc<SessionLoads>>,
+    /// What is deferred and what each session loaded, when tools are deferred.
+    deferred: Option<Arc<DeferralPlanner>>,
     /// The prompts, resources and completions offered besides the tools.
     catalog: Option<Arc<dyn ServedCatalog>>,
 }
@@ -82,10 +84,11 @@ impl McpServer {
         self
     }
 
-    /// The same server, deferring what `policy` defers of the registry's tools now: they are
+    /// The same server, deferring what `policy` defers of the registry's tools: they are
     /// left out of `tools/list` until the session loads them with `tool_search`, which this
-    /// registers. Nothing changes when everything fits the budget. Tools that join the
-    /// registry later (a server that starts late) are listed in full.
+    /// registers while anything is deferred. Nothing changes while everything fits the
+    /// budget. Tools that join the registry later (a server that starts late) are planned
+    /// with the rest when a client next lists or calls tools.
     ///
     /// # Errors
     /// The registry refused `tool_search` (a tool of that name exists).
@@ -93,12 +96,8 @@ impl McpServer {
         mut self,
         policy: &DeferralPolicy,
     ) -> Result<Self, toolhost_core::RegistryError> {
-        if let Some(deferred) = policy.plan(&self.registry.specs()) {
-            let loads = Arc::new(SessionLoads::new(Arc::new(deferred)));
-            self.registry
-                .register(ToolSearch::for_sessions(Arc::clone(&loads)))?;
-            self.deferred = Some(loads);
-        }
+        let planner = DeferralPlanner::new(policy.clone(), Arc::clone(&self.registry))?;
+        self.deferred = Some(Arc::new(planner));
         Ok(self)
     }
 
@@ -133,10 +132,10 @@ impl McpServer {
                     model: None,
                     ..SessionInfo::default()
                 }),
-                loaded: self
-                    .deferred
-                    .as_ref()
-                    .map(|loads| (Arc::clone(loads), loads.session(&id))),
+                loaded: self.deferred.as_ref().map(|planner| {
+                    let loads = planner.loads();
+                    (Arc::clone(loads), loads.session(&id))
+                }),
                 id,
                 prompts: self.prompts.clone(),
                 closed: CancellationToken::new(),
@@ -399,6 +398,9 @@ impl ServerHandler for McpSession {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(planner) = &self.server.deferred {
+            planner.refresh();
+        }
         let mut specs = self.server.registry.specs();
         if let Some((_, loaded)) = &self.state.loaded {
             specs = loaded.offered_of(specs);
@@ -419,6 +421,10 @@ impl ServerHandler for McpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A tool_search call searches what is deferred now, servers that joined included.
+        if let Some(planner) = &self.server.deferred {
+            planner.refresh();
+        }
         // MCP names an unknown tool a protocol error (-32602), not a tool result.
         if let Some(message) = self.server.registry.unknown_tool(&request.name) {
             return Err(ErrorData::invalid_params(message, None));
