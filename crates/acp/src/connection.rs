@@ -21,7 +21,6 @@ use serde_json::Value;
 use toolhost_core::conversation::Message;
 
 use crate::auth::MissingKey;
-use crate::commands::available;
 use crate::launch::AcpLaunch;
 use crate::modes::{mode_state, parse_mode};
 use crate::prompt::message_content;
@@ -323,8 +322,9 @@ fn spawn<T: Serialize + Send + 'static>(
                     tracing::debug!("the editor is gone: {error}");
                 }
                 if let Some(session) = then {
+                    let commands = session.available_commands().await;
                     session.notify(SessionUpdate::AvailableCommandsUpdate(
-                        AvailableCommandsUpdate::new(available(&session.commands, &session.skills)),
+                        AvailableCommandsUpdate::new(commands),
                     ));
                 }
             }

@@ -27,6 +27,7 @@ mod connection;
 pub mod editor_files;
 mod launch;
 mod modes;
+mod plan;
 mod prompt;
 mod replay;
 pub mod requests;

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, CurrentModeUpdate, McpServer, SessionNotification, SessionUpdate,
-    StopReason,
+    AvailableCommand, ClientCapabilities, CurrentModeUpdate, McpServer, SessionNotification,
+    SessionUpdate, StopReason,
 };
 use agent_client_protocol::{Client, Error};
 use tokio_util::sync::CancellationToken;
@@ -29,7 +29,7 @@ use toolhost_tools::fs::SessionEditor;
 
 use crate::approval::EditorApprover;
 use crate::auth::MissingKey;
-use crate::commands::{Invocation, invocation};
+use crate::commands::{Invocation, available, invocation};
 use crate::editor_files::ClientFiles;
 use crate::launch::AcpLaunch;
 use crate::modes::mode_id;
@@ -67,10 +67,10 @@ pub struct AcpSession {
     /// A mode set while a turn ran: its tools are offered from the next turn.
     pending_mode: Mutex<Option<PermissionMode>>,
     mcp: Arc<toolhost_mcp::McpClients>,
-    /// The slash commands and skills the editor offers after `/`.
-    pub commands: Arc<SlashCommands>,
+    /// The slash commands the editor offers after `/` (with the skills and MCP prompts).
+    commands: Arc<SlashCommands>,
     /// See [`Self::commands`].
-    pub skills: Vec<SkillSummary>,
+    skills: Vec<SkillSummary>,
 }
 
 impl AcpSession {
@@ -131,6 +131,12 @@ impl AcpSession {
             }
             _ => launch.model.clone(),
         };
+        // A loaded session goes on in the mode it was last in, unless `--mode` names one.
+        if launch.overrides.mode.is_none()
+            && let Some(mode) = opening.as_ref().and_then(SessionOpening::mode)
+        {
+            config.permissions.mode = mode;
+        }
         if let Some(missing) = MissingKey::of(&config, &flags) {
             return Err(missing.error());
         }
@@ -177,6 +183,12 @@ impl AcpSession {
             }),
             messages,
         ))
+    }
+
+    /// What the editor offers after `/`: the slash commands, the skills and the MCP servers'
+    /// prompts.
+    pub async fn available_commands(&self) -> Vec<AvailableCommand> {
+        available(&self.commands, &self.skills, &self.mcp.prompts().await)
     }
 
     /// The permission mode.

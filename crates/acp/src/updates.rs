@@ -1,7 +1,8 @@
 //! The loop's events as `session/update` notifications: answer text and reasoning as message
 //! and thought chunks, each tool call as a `tool_call` (kind, title, locations, input) and its
-//! progress and end as `tool_call_update`s (status, output, diffs). One [`UpdateTranslator`]
-//! serves one session; it keeps what it learnt when a call started until the call ends.
+//! progress and end as `tool_call_update`s (status, output, diffs), a todo list written as a
+//! `plan`. One [`UpdateTranslator`] serves one session; it keeps what it learnt when a call
+//! started until the call ends.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,6 +15,7 @@ use serde_json::Value;
 use toolhost_agent::agent_loop::AgentEvent;
 use toolhost_core::ToolRegistry;
 
+use crate::plan::plan_update;
 use crate::tool_calls::CallFacts;
 
 /// Turns one session's events into updates.
@@ -82,7 +84,7 @@ impl UpdateTranslator {
                 } else {
                     ToolCallStatus::Completed
                 };
-                vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                let mut updates = vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
                     ToolCallId::new(result.tool_call_id.as_str()),
                     ToolCallUpdateFields::new()
                         .status(status)
@@ -93,7 +95,14 @@ impl UpdateTranslator {
                                 .clone()
                                 .or_else(|| Some(Value::String(result.text()))),
                         ),
-                ))]
+                ))];
+                if !result.is_error {
+                    updates.extend(plan_update(
+                        &result.tool_name,
+                        result.details.as_ref().unwrap_or(&args),
+                    ));
+                }
+                updates
             }
             _ => Vec::new(),
         }

@@ -1,9 +1,10 @@
 //! The official ACP TypeScript SDK drives the real `toolhost acp` as an editor would
 //! (`tests/mcp-clients/node/acp_client.mjs`), against a scripted model on loopback: initialize,
 //! a new session, a prompt in which the model reads (through the editor's buffer), edits (the
-//! editor allows it always), writes (through the editor) and runs a command, a mode switch, a
-//! slow command cancelled, and the session loaded again by a second process. Every message the
-//! agent sent is checked, in order.
+//! editor allows it always), writes (through the editor), runs a command and writes its todo
+//! list (drawn as a plan), a mode switch, a slow command cancelled, and the session loaded again
+//! by a second process, in the mode it was last in. Every message the agent sent is checked, in
+//! order.
 //!
 //! Needs `eval "$(tests/mcp-clients/setup.sh)"` (scripts/test.sh does it).
 
@@ -110,6 +111,7 @@ fn summary(messages: &[Message]) -> Vec<Value> {
                     }),
                     "available_commands_update" => json!({ kind: update["availableCommands"] }),
                     "current_mode_update" => json!({ kind: update["currentModeId"] }),
+                    "plan" => json!({ kind: update["entries"] }),
                     other => json!({ other: update }),
                 }
             }
@@ -154,6 +156,17 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
         "---\ndescription: Review the changes\nargument-hint: '[file]'\n---\nReview $ARGUMENTS.\n",
     );
     let summary_text = "notes.txt: tidied\n";
+    let todos = json!([
+        {"content": "Tidy the notes", "activeForm": "Tidying the notes", "status": "completed"},
+        {"content": "Wait for the build", "activeForm": "Waiting for the build", "status": "in_progress"},
+        {"content": "Tell the team", "activeForm": "Telling the team", "status": "pending"}
+    ]);
+    // The todo list as the editor's plan: every entry of medium priority.
+    let plan = json!({"plan": [
+        {"content": "Tidy the notes", "priority": "medium", "status": "completed"},
+        {"content": "Wait for the build", "priority": "medium", "status": "in_progress"},
+        {"content": "Tell the team", "priority": "medium", "status": "pending"}
+    ]});
     let model = fixture.model(vec![
         Reply::tool_call("call-read", "Read", json!({"path": "notes.txt"}))
             .with_reasoning("Reading the notes first.")
@@ -171,6 +184,7 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
         )
         .into(),
         Reply::tool_call("call-bash", "Bash", json!({"command": "cat notes.txt"})).into(),
+        Reply::tool_call("call-todo", "TodoWrite", json!({"todos": todos.clone()})).into(),
         Reply::text("Tidied.").into(),
         Reply::tool_call(
             "call-slow",
@@ -206,6 +220,10 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
             {"id": "bypassPermissions", "name": "Bypass permissions", "description": "Nothing asks; deny rules and the shell deny list still refuse"}
         ]
     });
+    let todo_result = text_content(
+        "Todo list updated: 1 in progress, 1 pending, 1 completed.\n[x] Tidy the notes\n\
+         [~] Waiting for the build\n[ ] Tell the team",
+    );
     let commands = json!([{
         "name": "review",
         "description": "Review the changes",
@@ -260,6 +278,11 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
                    "content": text_content("final notes\n")}),
             json!({"tool_call_update": "call-bash", "status": "completed",
                    "content": text_content("final notes\n[exit code 0 after N s]")}),
+            // Kind `other` is the default, which the wire leaves out.
+            json!({"tool_call": "call-todo", "title": "TodoWrite", "kind": null,
+                   "status": "in_progress", "locations": null, "rawInput": {"todos": todos}}),
+            json!({"tool_call_update": "call-todo", "status": "completed", "content": todo_result}),
+            plan.clone(),
             json!({"agent_message_chunk": "Tidied."}),
             json!({"response": "session/prompt", "result": {"stopReason": "end_turn"}}),
             json!({"current_mode_update": "acceptEdits"}),
@@ -306,6 +329,8 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
     // A second process loads the session: the conversation told again, then the answer.
     let load = run_client(dirs, &model, &["load", &session_id]);
     let read = text_content(&format!("     1\tdraft notes\n     2\t{UNSAVED}"));
+    let mut loaded_modes = modes.clone();
+    loaded_modes["currentModeId"] = json!("acceptEdits");
     assert_eq!(
         summary(&load),
         vec![
@@ -325,13 +350,17 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
             summary(&first)[14].clone(),
             json!({"tool_call_update": "call-bash", "status": "completed",
                    "content": text_content("final notes\n[exit code 0 after N s]")}),
+            summary(&first)[18].clone(),
+            summary(&first)[19].clone(),
+            plan,
             json!({"agent_message_chunk": "Tidied."}),
             json!({"user_message_chunk": "Now wait for the build."}),
-            summary(&first)[22].clone(),
-            summary(&first)[24].clone(),
-            json!({"response": "session/load", "result": {"modes": modes}}),
+            summary(&first)[25].clone(),
+            summary(&first)[27].clone(),
+            // The session comes back in the mode it was last in.
+            json!({"response": "session/load", "result": {"modes": loaded_modes}}),
             json!({"available_commands_update": commands}),
         ]
     );
-    assert_eq!(model.requests().len(), 6, "loading asks the model nothing");
+    assert_eq!(model.requests().len(), 7, "loading asks the model nothing");
 }
