@@ -4,7 +4,8 @@
 //! editor allows it always), writes (through the editor), runs a command and writes its todo
 //! list (drawn as a plan), a mode switch, a slow command cancelled, and the session loaded again
 //! by a second process, in the mode it was last in. Every message the agent sent is checked, in
-//! order.
+//! order. A configured MCP server's prompts (the reference server `server-everything`) are
+//! offered as commands, and a prompt starting with one runs it.
 //!
 //! Needs `eval "$(tests/mcp-clients/setup.sh)"` (scripts/test.sh does it).
 
@@ -20,7 +21,9 @@ use std::process::Command;
 use agent_runs::Fixture;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, node, write_file};
+use toolhost_test_support::{
+    HomeAndWorkspace, MockModel, Reply, node, npm_entry_point, write_file,
+};
 
 /// What the editor's buffer of notes.txt holds beyond the file (acp_client.mjs adds it).
 const UNSAVED: &str = "an unsaved line, only in the editor's buffer\n";
@@ -363,4 +366,67 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
         ]
     );
     assert_eq!(model.requests().len(), 7, "loading asks the model nothing");
+}
+
+/// The commands of every `available_commands_update` in `messages`.
+fn available_commands(messages: &[Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .filter(|message| {
+            message.kind == "update"
+                && message.payload["update"]["sessionUpdate"] == "available_commands_update"
+        })
+        .flat_map(|message| {
+            message.payload["update"]["availableCommands"]
+                .as_array()
+                .unwrap()
+                .clone()
+        })
+        .collect()
+}
+
+#[test]
+fn a_configured_servers_prompts_are_commands_and_a_prompt_starting_with_one_runs_it() {
+    let fixture = Fixture::new();
+    fixture.config(&format!(
+        "[mcp_servers.ev]\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\n",
+        node(),
+        npm_entry_point("@modelcontextprotocol/server-everything")
+            .display()
+            .to_string()
+    ));
+    let model = fixture.model(vec![Reply::text("Foggy.").into()]);
+    let messages = run_client(
+        &fixture.dirs,
+        &model,
+        &["prompt", "/mcp__ev__args-prompt 'San Francisco' CA"],
+    );
+    // The server's prompts in its order; a prompt's arguments are the hint (required ones in
+    // angle brackets), a prompt without arguments has no input.
+    assert_eq!(
+        available_commands(&messages),
+        vec![
+            json!({"name": "mcp__ev__simple-prompt", "description": "A prompt with no arguments"}),
+            json!({"name": "mcp__ev__args-prompt",
+                   "description": "A prompt with two arguments, one required and one optional",
+                   "input": {"hint": "<city> [state]"}}),
+            json!({"name": "mcp__ev__completable-prompt",
+                   "description": "First argument choice narrows values for second argument.",
+                   "input": {"hint": "<department> <name>"}}),
+            json!({"name": "mcp__ev__resource-prompt",
+                   "description": "A prompt that includes an embedded resource reference",
+                   "input": {"hint": "<resourceType> <resourceId>"}}),
+        ]
+    );
+    // The words typed after the command fill its arguments, as in `toolhost chat`.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        agent_runs::last(&requests[0], "user"),
+        "What's weather in San Francisco, CA?"
+    );
+    assert_eq!(
+        summary(&messages).last().unwrap(),
+        &json!({"response": "session/prompt", "result": {"stopReason": "end_turn"}})
+    );
 }

@@ -3,13 +3,15 @@
 //
 // Usage: node acp_client.mjs TOOLHOST_BINARY WORKSPACE first
 //        node acp_client.mjs TOOLHOST_BINARY WORKSPACE load SESSION_ID
+//        node acp_client.mjs TOOLHOST_BINARY WORKSPACE prompt TEXT
 //
 // `first`: initialize (with the fs capability: this client serves the files, and its buffer
 // of notes.txt holds an unsaved line), session/new, a prompt with a resource link and an
 // embedded resource (the model reads, edits, writes and runs a command; the client answers
 // the permission requests: "allow always" for the Edit, "allow once" for the rest),
 // session/set_mode, then a prompt whose command is slow, cancelled with session/cancel once
-// it runs. `load`: initialize, session/load of SESSION_ID.
+// it runs. `load`: initialize, session/load of SESSION_ID. `prompt`: initialize, session/new,
+// a prompt of TEXT.
 //
 // Prints one JSON object per line: everything the agent sent (`update`, `permission`,
 // `read`, `write`) and every answer it gave (`response`, `error`), in the order they came;
@@ -23,7 +25,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 
-const [binary, workspace, phase, sessionId] = process.argv.slice(2);
+const [binary, workspace, phase, argument] = process.argv.slice(2);
 const UNSAVED = "an unsaved line, only in the editor's buffer\n";
 
 const print = (kind, payload) => console.log(JSON.stringify({ kind, payload }));
@@ -83,11 +85,15 @@ await editor.connectWith(stream, async (agent) => {
     clientInfo: { name: "toolhost-acp-test", version: "1.0.0" },
   });
   if (phase === "load") {
-    await ask(agent, methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });
+    await ask(agent, methods.agent.session.load, { sessionId: argument, cwd: workspace, mcpServers: [] });
     return;
   }
   const created = await ask(agent, methods.agent.session.new, { cwd: workspace, mcpServers: [] });
   const id = created.sessionId;
+  if (phase === "prompt") {
+    await ask(agent, methods.agent.session.prompt, { sessionId: id, prompt: [{ type: "text", text: argument }] });
+    return;
+  }
   await ask(agent, methods.agent.session.prompt, {
     sessionId: id,
     prompt: [
