@@ -227,6 +227,18 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
         "Todo list updated: 1 in progress, 1 pending, 1 completed.\n[x] Tidy the notes\n\
          [~] Waiting for the build\n[ ] Tell the team",
     );
+    // With no providers configured, the one model: the conventional OpenAI provider's.
+    let config_options = json!([{
+        "id": "model",
+        "name": "Model",
+        "description": "The model the agent asks from the next request on",
+        "category": "model",
+        "type": "select",
+        "currentValue": "openai/gpt-5-mini",
+        "options": [
+            {"value": "openai/gpt-5-mini", "name": "gpt-5-mini", "description": "the provider 'openai'"}
+        ]
+    }]);
     let commands = json!([{
         "name": "review",
         "description": "Review the changes",
@@ -246,7 +258,7 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
                 },
                 "authMethods": []
             }}),
-            json!({"response": "session/new", "result": {"modes": modes}}),
+            json!({"response": "session/new", "result": {"modes": modes, "configOptions": config_options}}),
             json!({"available_commands_update": commands}),
             json!({"agent_thought_chunk": "Reading the notes first."}),
             json!({"tool_call": "call-read", "title": "Read notes.txt", "kind": "read",
@@ -361,7 +373,7 @@ fn the_official_sdk_drives_a_session_with_approvals_files_a_cancel_and_a_reload(
             summary(&first)[25].clone(),
             summary(&first)[27].clone(),
             // The session comes back in the mode it was last in.
-            json!({"response": "session/load", "result": {"modes": loaded_modes}}),
+            json!({"response": "session/load", "result": {"modes": loaded_modes, "configOptions": config_options}}),
             json!({"available_commands_update": commands}),
         ]
     );
@@ -428,5 +440,86 @@ fn a_configured_servers_prompts_are_commands_and_a_prompt_starting_with_one_runs
     assert_eq!(
         summary(&messages).last().unwrap(),
         &json!({"response": "session/prompt", "result": {"stopReason": "end_turn"}})
+    );
+}
+
+#[test]
+fn the_editor_chooses_among_the_configured_models_and_a_loaded_session_keeps_its_choice() {
+    let fixture = Fixture::new();
+    let model = fixture.model(vec![Reply::text("model-c here.").into()]);
+    fixture.config(&format!(
+        "[agent]\nprovider = \"mock\"\n\n[providers.mock]\napi = \"openai-chat\"\n\
+         base_url = \"{url}\"\nmodel = \"model-a\"\n\n[providers.spare]\napi = \"openai-chat\"\n\
+         base_url = \"{url}\"\nmodel = \"model-b\"\n",
+        url = model.openai_base_url()
+    ));
+    fixture.agent_file(
+        "helper",
+        "---\nname: helper\ndescription: Helps.\nmodel: spare/model-c\n---\nYou help.\n",
+    );
+    // An alias names no model of its own: not offered.
+    fixture.agent_file(
+        "poet",
+        "---\nname: poet\ndescription: Rhymes.\nmodel: sonnet\n---\nYou rhyme.\n",
+    );
+    let messages = run_client(&fixture.dirs, &model, &["model", "spare/model-c"]);
+    let option = |current: &str| {
+        json!([{
+            "id": "model",
+            "name": "Model",
+            "description": "The model the agent asks from the next request on",
+            "category": "model",
+            "type": "select",
+            "currentValue": current,
+            "options": [
+                {"value": "mock/model-a", "name": "model-a", "description": "the provider 'mock'"},
+                {"value": "spare/model-b", "name": "model-b", "description": "the provider 'spare'"},
+                {"value": "spare/model-c", "name": "model-c", "description": "the provider 'spare'"}
+            ]
+        }])
+    };
+    let summary = summary(&messages);
+    assert_eq!(
+        summary[1]["result"]["configOptions"],
+        option("mock/model-a"),
+        "{summary:#?}"
+    );
+    let refused = messages
+        .iter()
+        .find(|message| message.kind == "error")
+        .unwrap();
+    assert_eq!(refused.payload["code"], -32602);
+    assert_eq!(refused.payload["data"]["field"], "value");
+    assert_eq!(
+        refused.payload["message"],
+        "session/set_config_option: value: 'nowhere/no-model' is not a model offered; the \
+         models are mock/model-a, spare/model-b, spare/model-c (configure others as \
+         [providers.NAME] with a model)"
+    );
+    assert_eq!(
+        summary
+            .iter()
+            .filter(|entry| entry["response"] == "session/set_config_option")
+            .cloned()
+            .collect::<Vec<_>>(),
+        vec![json!({"response": "session/set_config_option",
+                    "result": {"configOptions": option("spare/model-c")}})]
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].body["model"], "model-c");
+
+    let session_id = messages[1].payload["response"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let load = run_client(&fixture.dirs, &model, &["load", &session_id]);
+    let loaded = load
+        .iter()
+        .find(|message| message.kind == "response" && message.payload["method"] == "session/load")
+        .unwrap();
+    assert_eq!(
+        loaded.payload["response"]["configOptions"],
+        option("spare/model-c")
     );
 }

@@ -4,6 +4,7 @@
 // Usage: node acp_client.mjs TOOLHOST_BINARY WORKSPACE first
 //        node acp_client.mjs TOOLHOST_BINARY WORKSPACE load SESSION_ID
 //        node acp_client.mjs TOOLHOST_BINARY WORKSPACE prompt TEXT
+//        node acp_client.mjs TOOLHOST_BINARY WORKSPACE model VALUE
 //
 // `first`: initialize (with the fs capability: this client serves the files, and its buffer
 // of notes.txt holds an unsaved line), session/new, a prompt with a resource link and an
@@ -11,7 +12,8 @@
 // the permission requests: "allow always" for the Edit, "allow once" for the rest),
 // session/set_mode, then a prompt whose command is slow, cancelled with session/cancel once
 // it runs. `load`: initialize, session/load of SESSION_ID. `prompt`: initialize, session/new,
-// a prompt of TEXT.
+// a prompt of TEXT. `model`: initialize, session/new, session/set_config_option of the model
+// to a value no one offers, then to VALUE, and a prompt.
 //
 // Prints one JSON object per line: everything the agent sent (`update`, `permission`,
 // `read`, `write`) and every answer it gave (`response`, `error`), in the order they came;
@@ -90,6 +92,14 @@ await editor.connectWith(stream, async (agent) => {
   }
   const created = await ask(agent, methods.agent.session.new, { cwd: workspace, mcpServers: [] });
   const id = created.sessionId;
+  if (phase === "model") {
+    const choose = (value) =>
+      ask(agent, methods.agent.session.setConfigOption, { sessionId: id, configId: "model", value });
+    await choose("nowhere/no-model");
+    await choose(argument);
+    await ask(agent, methods.agent.session.prompt, { sessionId: id, prompt: [{ type: "text", text: "Which model?" }] });
+    return;
+  }
   if (phase === "prompt") {
     await ask(agent, methods.agent.session.prompt, { sessionId: id, prompt: [{ type: "text", text: argument }] });
     return;
