@@ -34,6 +34,7 @@ mod prompt;
 mod replay;
 pub mod requests;
 mod session;
+mod terminals;
 mod tool_calls;
 pub mod updates;
 

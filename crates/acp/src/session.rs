@@ -24,6 +24,7 @@ use toolhost_core::conversation::{Message, StopReason as ModelStop};
 use toolhost_core::permission::{PermissionMode, PermissionPolicy};
 use toolhost_core::{ContentBlock, SessionEvent, ToolRegistry};
 use toolhost_session::views;
+use toolhost_tools::editor_terminal::SessionTerminal;
 use toolhost_tools::fs::SessionEditor;
 
 use crate::approval::EditorApprover;
@@ -36,6 +37,7 @@ use crate::models::{ModelChoice, chosen, model_choices, model_option};
 use crate::modes::mode_id;
 use crate::prompt::leading_text;
 use crate::requests::{internal, invalid_params, unknown_session};
+use crate::terminals::ClientTerminals;
 use crate::updates::UpdateTranslator;
 
 /// What a session is opened with.
@@ -177,6 +179,15 @@ impl AcpSession {
                 .state
                 .get_or_default::<SessionEditor>()
                 .set(Arc::new(files));
+        }
+        // The editor's terminal runs outside toolhost's sandbox: only when the configuration
+        // asks for it.
+        if client.terminal && kept.shell.editor_terminal == Some(true) {
+            chat.agent()
+                .session()
+                .state
+                .get_or_default::<SessionTerminal>()
+                .set(Arc::new(ClientTerminals::new(connection.clone(), &id)));
         }
         chat.agent().session_event(SessionEvent::Start).await;
         let messages = chat.messages().to_vec();

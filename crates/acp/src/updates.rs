@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::v1::schema::{
-    Content, ContentBlock, ContentChunk, SessionUpdate, ToolCall, ToolCallContent, ToolCallId,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    Content, ContentBlock, ContentChunk, SessionUpdate, Terminal, ToolCall, ToolCallContent,
+    ToolCallId, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use serde_json::Value;
 use toolhost_agent::agent_loop::AgentEvent;
@@ -84,11 +84,22 @@ impl UpdateTranslator {
                 } else {
                     ToolCallStatus::Completed
                 };
+                // A command the editor's terminal ran stays shown in that terminal.
+                let terminal = result
+                    .details
+                    .as_ref()
+                    .and_then(|details| details.get("terminal_id"))
+                    .and_then(Value::as_str)
+                    .map(|id| ToolCallContent::Terminal(Terminal::new(id.to_owned())));
+                let content = terminal
+                    .into_iter()
+                    .chain(facts.content_after(result, &args))
+                    .collect::<Vec<_>>();
                 let mut updates = vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
                     ToolCallId::new(result.tool_call_id.as_str()),
                     ToolCallUpdateFields::new()
                         .status(status)
-                        .content(facts.content_after(result, &args))
+                        .content(content)
                         .raw_output(
                             result
                                 .details

@@ -128,6 +128,21 @@ fn summary(messages: &[Message]) -> Vec<Value> {
                     .collect::<Vec<_>>(),
             }),
             "read" => json!({ "read": payload["path"] }),
+            kind if kind.starts_with("terminal/") => {
+                let mut request = payload.clone();
+                let request = request.as_object_mut().unwrap();
+                request.remove("sessionId");
+                // The variables' values (the MCP bridge's port and token) vary: their names.
+                if let Some(env) = request.get_mut("env") {
+                    *env = env
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|variable| variable["name"].clone())
+                        .collect();
+                }
+                json!({ kind: request })
+            }
             "write" => json!({ "write": payload["path"], "content": payload["content"] }),
             "response" => {
                 let mut response = payload["response"].clone();
@@ -521,5 +536,161 @@ fn the_editor_chooses_among_the_configured_models_and_a_loaded_session_keeps_its
     assert_eq!(
         loaded.payload["response"]["configOptions"],
         option("spare/model-c")
+    );
+}
+
+#[test]
+fn bash_runs_in_the_editors_terminal_when_configured_after_the_same_checks() {
+    let fixture = Fixture::new();
+    fixture.config("[shell]\neditor_terminal = true\n");
+    let model = fixture.model(vec![
+        Reply::tool_call("call-echo", "Bash", json!({"command": "echo checked"})).into(),
+        Reply::tool_call("call-denied", "Bash", json!({"command": "rm -rf /"})).into(),
+        Reply::tool_call(
+            "call-long",
+            "Bash",
+            json!({"command": "sleep 30", "timeout": 1}),
+        )
+        .into(),
+        Reply::text("Checked.").into(),
+        Reply::tool_call("call-slow", "Bash", json!({"command": "sleep 40"})).into(),
+    ]);
+    let messages = run_client(&fixture.dirs, &model, &["terminal"]);
+    let options = json!([
+        ["allow_once", "allow_once"],
+        ["allow_always", "allow_always"],
+        ["reject_once", "reject_once"],
+        ["reject_always", "reject_always"]
+    ]);
+    let create = |command: &str| {
+        json!({"terminal/create": {
+            "command": "bash",
+            "args": ["-c", command],
+            "env": ["TOOLHOST_MCP_URL", "TOOLHOST_MCP_TOKEN"],
+            "cwd": "$WS",
+            "outputByteLimit": 102400
+        }})
+    };
+    let terminal = |id: &str| json!({"type": "terminal", "terminalId": id});
+    let request = |method: &str, id: &str| json!({ method: {"terminalId": id} });
+    let call = |id: &str, command: &str, raw: Value| {
+        json!({"tool_call": id, "title": format!("Bash: {command}"), "kind": "execute",
+               "status": "in_progress", "locations": null, "rawInput": raw})
+    };
+    let mut summary = summary(&messages);
+    // The cancelled command's terminal is killed, read and released as the turn ends: those
+    // three may come before or after the prompt's answer.
+    let cleanup: Vec<Value> = ["terminal/kill", "terminal/output", "terminal/release"]
+        .iter()
+        .map(|method| request(method, "term-3"))
+        .collect();
+    let after_cancel: Vec<Value> = summary
+        .iter()
+        .filter(|entry| cleanup.contains(entry))
+        .cloned()
+        .collect();
+    summary.retain(|entry| !cleanup.contains(entry));
+    assert_eq!(after_cancel, cleanup);
+    assert_eq!(
+        summary[3..],
+        [
+            call(
+                "call-echo",
+                "echo checked",
+                json!({"command": "echo checked"})
+            ),
+            json!({"permission": "call-echo", "options": options}),
+            create("echo checked"),
+            // The call shows the terminal as soon as it exists.
+            json!({"tool_call_update": "call-echo", "status": null, "content": [terminal("term-1")]}),
+            request("terminal/wait_for_exit", "term-1"),
+            request("terminal/output", "term-1"),
+            request("terminal/release", "term-1"),
+            json!({"tool_call_update": "call-echo", "status": "completed", "content": [
+                terminal("term-1"),
+                text_content("checked\n[exit code 0 after N s]")[0],
+            ]}),
+            // The deny list refuses it before any terminal is made.
+            call("call-denied", "rm -rf /", json!({"command": "rm -rf /"})),
+            json!({"tool_call_update": "call-denied", "status": "failed", "content": text_content(
+                "The command is refused by the command policy: `rm -r /` would delete the whole \
+                 filesystem\n\n[Analyze the error above and try a different approach.]"
+            )}),
+            // Its timeout kills it.
+            call(
+                "call-long",
+                "sleep 30",
+                json!({"command": "sleep 30", "timeout": 1})
+            ),
+            json!({"permission": "call-long", "options": options}),
+            create("sleep 30"),
+            json!({"tool_call_update": "call-long", "status": null, "content": [terminal("term-2")]}),
+            request("terminal/wait_for_exit", "term-2"),
+            request("terminal/kill", "term-2"),
+            request("terminal/output", "term-2"),
+            request("terminal/release", "term-2"),
+            json!({"tool_call_update": "call-long", "status": "failed", "content": [
+                terminal("term-2"),
+                text_content(
+                    "[timed out: the command was stopped after 1 s. Run it with a larger \
+                     `timeout` (at most 600 s), make it faster, or run it in the background with \
+                     its output sent to a file]\n\n[Analyze the error above and try a different \
+                     approach.]"
+                )[0],
+            ]}),
+            json!({"agent_message_chunk": "Checked."}),
+            json!({"response": "session/prompt", "result": {"stopReason": "end_turn"}}),
+            call("call-slow", "sleep 40", json!({"command": "sleep 40"})),
+            json!({"permission": "call-slow", "options": options}),
+            create("sleep 40"),
+            json!({"tool_call_update": "call-slow", "status": null, "content": [terminal("term-3")]}),
+            request("terminal/wait_for_exit", "term-3"),
+            json!({"tool_call_update": "call-slow", "status": "failed", "content": text_content(
+                "Tool 'Bash' was cancelled before it finished.\n\n[Analyze the error above and \
+                 try a different approach.]"
+            )}),
+            json!({"response": "session/prompt", "result": {"stopReason": "cancelled"}}),
+        ]
+    );
+    // The model read what the terminal printed.
+    let requests = model.requests();
+    let tool_message = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|message| message["role"] == "tool")
+        .unwrap()
+        .clone();
+    assert!(
+        tool_message["content"]
+            .to_string()
+            .starts_with("\"checked\\n[exit code 0 after "),
+        "{tool_message}"
+    );
+}
+
+#[test]
+fn without_the_configuration_bash_runs_in_toolhost_even_when_the_editor_offers_terminals() {
+    let fixture = Fixture::new();
+    let model = fixture.model(vec![
+        Reply::tool_call("call-echo", "Bash", json!({"command": "echo here"})).into(),
+        Reply::text("Done.").into(),
+        Reply::text("Nothing to run.").into(),
+    ]);
+    let messages = run_client(&fixture.dirs, &model, &["terminal"]);
+    assert!(
+        messages
+            .iter()
+            .all(|message| !message.kind.starts_with("terminal/")),
+        "{:#?}",
+        summary(&messages)
+    );
+    let ended = summary(&messages)
+        .into_iter()
+        .find(|entry| entry["tool_call_update"] == "call-echo" && entry["status"] == "completed")
+        .unwrap();
+    assert_eq!(
+        ended["content"],
+        text_content("here\n[exit code 0 after N s]")
     );
 }
