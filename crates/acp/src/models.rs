@@ -174,3 +174,62 @@ pub fn chosen(
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use toolhost_config::AgentConfig;
+
+    fn with_agents(models: &[&str]) -> Config {
+        let mut config = Config::default();
+        for (index, model) in models.iter().enumerate() {
+            let mut agent = AgentConfig::named(&format!("agent{index}"), "test".to_owned());
+            agent.model = Some((*model).to_owned());
+            config.agents.insert(agent.name.clone(), agent);
+        }
+        config
+    }
+
+    #[test]
+    fn agents_name_models_on_a_provider_or_the_one_in_use_and_aliases_name_none() {
+        let current = ModelChoice::new("openai", "gpt-5-mini");
+        let config = with_agents(&["inherit", "haiku", "anthropic/claude-x", "gpt-5", "gpt-5"]);
+        assert_eq!(
+            model_choices(&config, &current),
+            vec![
+                current.clone(),
+                ModelChoice::new("anthropic", "claude-x"),
+                ModelChoice::new("openai", "gpt-5"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_not_offered_or_another_option_is_refused_naming_the_field() {
+        let choices = vec![ModelChoice::new("openai", "gpt-5-mini")];
+        let wrong_option = chosen(
+            "mode",
+            &SessionConfigOptionValue::value_id("openai/gpt-5-mini"),
+            &choices,
+        )
+        .unwrap_err();
+        assert_eq!(wrong_option.data.unwrap()["field"], "configId");
+        let not_offered = chosen(
+            MODEL_OPTION,
+            &SessionConfigOptionValue::boolean(true),
+            &choices,
+        )
+        .unwrap_err();
+        assert_eq!(not_offered.data.unwrap()["field"], "value");
+        assert_eq!(
+            chosen(
+                MODEL_OPTION,
+                &SessionConfigOptionValue::value_id("openai/gpt-5-mini"),
+                &choices
+            )
+            .unwrap(),
+            choices[0]
+        );
+    }
+}
