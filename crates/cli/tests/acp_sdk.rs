@@ -542,7 +542,7 @@ fn the_editor_chooses_among_the_configured_models_and_a_loaded_session_keeps_its
 #[test]
 fn bash_runs_in_the_editors_terminal_when_configured_after_the_same_checks() {
     let fixture = Fixture::new();
-    fixture.config("[shell]\neditor_terminal = true\n");
+    fixture.config("[shell]\neditor_terminal = true\nmax_output_bytes = 1000\n");
     let model = fixture.model(vec![
         Reply::tool_call("call-echo", "Bash", json!({"command": "echo checked"})).into(),
         Reply::tool_call("call-denied", "Bash", json!({"command": "rm -rf /"})).into(),
@@ -552,6 +552,7 @@ fn bash_runs_in_the_editors_terminal_when_configured_after_the_same_checks() {
             json!({"command": "sleep 30", "timeout": 1}),
         )
         .into(),
+        Reply::tool_call("call-seq", "Bash", json!({"command": "seq 1 1000"})).into(),
         Reply::text("Checked.").into(),
         Reply::tool_call("call-slow", "Bash", json!({"command": "sleep 40"})).into(),
     ]);
@@ -568,10 +569,11 @@ fn bash_runs_in_the_editors_terminal_when_configured_after_the_same_checks() {
             "args": ["-c", command],
             "env": ["TOOLHOST_MCP_URL", "TOOLHOST_MCP_TOKEN"],
             "cwd": "$WS",
-            "outputByteLimit": 102400
+            "outputByteLimit": 1000
         }})
     };
     let terminal = |id: &str| json!({"type": "terminal", "terminalId": id});
+    let numbers: String = (1..=1000).map(|n| format!("{n}\n")).collect();
     let request = |method: &str, id: &str| json!({ method: {"terminalId": id} });
     let call = |id: &str, command: &str, raw: Value| {
         json!({"tool_call": id, "title": format!("Bash: {command}"), "kind": "execute",
@@ -582,7 +584,7 @@ fn bash_runs_in_the_editors_terminal_when_configured_after_the_same_checks() {
     // three may come before or after the prompt's answer.
     let cleanup: Vec<Value> = ["terminal/kill", "terminal/output", "terminal/release"]
         .iter()
-        .map(|method| request(method, "term-3"))
+        .map(|method| request(method, "term-4"))
         .collect();
     let after_cancel: Vec<Value> = summary
         .iter()
@@ -638,13 +640,29 @@ fn bash_runs_in_the_editors_terminal_when_configured_after_the_same_checks() {
                      approach.]"
                 )[0],
             ]}),
+            // The terminal keeps the end of a long output; the model is told the beginning is cut.
+            call("call-seq", "seq 1 1000", json!({"command": "seq 1 1000"})),
+            json!({"permission": "call-seq", "options": options}),
+            create("seq 1 1000"),
+            json!({"tool_call_update": "call-seq", "status": null, "content": [terminal("term-3")]}),
+            request("terminal/wait_for_exit", "term-3"),
+            request("terminal/output", "term-3"),
+            request("terminal/release", "term-3"),
+            json!({"tool_call_update": "call-seq", "status": "completed", "content": [
+                terminal("term-3"),
+                text_content(&format!(
+                    "[the beginning of the output was cut: the editor's terminal keeps its \
+                     end]\n{}[exit code 0 after N s]",
+                    &numbers[numbers.len() - 1000..]
+                ))[0],
+            ]}),
             json!({"agent_message_chunk": "Checked."}),
             json!({"response": "session/prompt", "result": {"stopReason": "end_turn"}}),
             call("call-slow", "sleep 40", json!({"command": "sleep 40"})),
             json!({"permission": "call-slow", "options": options}),
             create("sleep 40"),
-            json!({"tool_call_update": "call-slow", "status": null, "content": [terminal("term-3")]}),
-            request("terminal/wait_for_exit", "term-3"),
+            json!({"tool_call_update": "call-slow", "status": null, "content": [terminal("term-4")]}),
+            request("terminal/wait_for_exit", "term-4"),
             json!({"tool_call_update": "call-slow", "status": "failed", "content": text_content(
                 "Tool 'Bash' was cancelled before it finished.\n\n[Analyze the error above and \
                  try a different approach.]"
