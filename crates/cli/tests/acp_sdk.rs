@@ -459,9 +459,13 @@ fn a_configured_servers_prompts_are_commands_and_a_prompt_starting_with_one_runs
 }
 
 #[test]
-fn the_editor_chooses_among_the_configured_models_and_a_loaded_session_keeps_its_choice() {
+fn the_editor_chooses_a_configured_model_for_the_next_turn_and_a_loaded_session_keeps_it() {
     let fixture = Fixture::new();
-    let model = fixture.model(vec![Reply::text("model-c here.").into()]);
+    let model = fixture.model(vec![
+        Reply::tool_call("call-slow", "Bash", json!({"command": "sleep 1"})).into(),
+        Reply::text("Waited.").into(),
+        Reply::text("model-c here.").into(),
+    ]);
     fixture.config(&format!(
         "[agent]\nprovider = \"mock\"\n\n[providers.mock]\napi = \"openai-chat\"\n\
          base_url = \"{url}\"\nmodel = \"model-a\"\n\n[providers.spare]\napi = \"openai-chat\"\n\
@@ -520,9 +524,17 @@ fn the_editor_chooses_among_the_configured_models_and_a_loaded_session_keeps_its
         vec![json!({"response": "session/set_config_option",
                     "result": {"configOptions": option("spare/model-c")}})]
     );
-    let requests = model.requests();
-    assert_eq!(requests.len(), 1);
-    assert_eq!(requests[0].body["model"], "model-c");
+    // The turn that ran when the model was chosen goes on with the old one; the next turn
+    // asks the new one.
+    let asked: Vec<Value> = model
+        .requests()
+        .iter()
+        .map(|request| request.body["model"].clone())
+        .collect();
+    assert_eq!(
+        asked,
+        [json!("model-a"), json!("model-a"), json!("model-c")]
+    );
 
     let session_id = messages[1].payload["response"]["sessionId"]
         .as_str()

@@ -14,7 +14,8 @@
 // session/set_mode, then a prompt whose command is slow, cancelled with session/cancel once
 // it runs. `load`: initialize, session/load of SESSION_ID. `prompt`: initialize, session/new,
 // a prompt of TEXT. `model`: initialize, session/new, session/set_config_option of the model
-// to a value no one offers, then to VALUE, and a prompt. `terminal`: initialize with the
+// to a value no one offers, a prompt during whose command (`call-slow`, once allowed) the model
+// is set to VALUE, and a second prompt. `terminal`: initialize with the
 // terminal capability (this client runs the commands, in process groups of their own),
 // session/new, a prompt, then a prompt whose command (`sleep 40`) is cancelled once its
 // terminal exists; it ends when that terminal is released (or when the prompt ends without
@@ -181,7 +182,14 @@ await editor.connectWith(stream, async (agent) => {
     const choose = (value) =>
       ask(agent, methods.agent.session.setConfigOption, { sessionId: id, configId: "model", value });
     await choose("nowhere/no-model");
+    // Chosen while a turn runs (its command allowed): asked from the next turn.
+    const running = ask(agent, methods.agent.session.prompt, {
+      sessionId: id,
+      prompt: [{ type: "text", text: "Wait a second." }],
+    });
+    await slowCommandRuns;
     await choose(argument);
+    await running;
     await ask(agent, methods.agent.session.prompt, { sessionId: id, prompt: [{ type: "text", text: "Which model?" }] });
     return;
   }
