@@ -12,7 +12,8 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, Implementation, InitializeRequest, InitializeResponse,
     LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
     NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionUpdate,
-    SetSessionModeRequest, SetSessionModeResponse,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, ConnectTo, Error, UntypedMessage};
@@ -21,7 +22,6 @@ use serde_json::Value;
 use toolhost_core::conversation::Message;
 
 use crate::auth::MissingKey;
-use crate::commands::available;
 use crate::launch::AcpLaunch;
 use crate::modes::{mode_state, parse_mode};
 use crate::prompt::message_content;
@@ -139,6 +139,12 @@ impl State {
                 });
                 Ok(())
             }
+            "session/set_config_option" => {
+                let request: SetSessionConfigOptionRequest = parse(&method, &params)?;
+                let session = self.known_session(&request.session_id.0)?;
+                let options = session.set_config_option(&request.config_id.0, &request.value)?;
+                answer(responder, Ok(SetSessionConfigOptionResponse::new(options)))
+            }
             "session/set_mode" => {
                 let request: SetSessionModeRequest = parse(&method, &params)?;
                 let session = self.known_session(&request.session_id.0)?;
@@ -147,8 +153,8 @@ impl State {
             }
             _ => Err(Error::method_not_found().data(format!(
                 "toolhost acp has no method '{method}'; it answers initialize, authenticate, \
-                 session/new, session/load, session/prompt, session/set_mode and the \
-                 session/cancel notification"
+                 session/new, session/load, session/prompt, session/set_mode, \
+                 session/set_config_option and the session/cancel notification"
             ))),
         }
     }
@@ -246,8 +252,9 @@ impl State {
                 connection,
             )
             .await?;
-        let response =
-            NewSessionResponse::new(session.id.clone()).modes(mode_state(session.mode()));
+        let response = NewSessionResponse::new(session.id.clone())
+            .modes(mode_state(session.mode()))
+            .config_options(session.config_options());
         Ok(Answered::then_commands(response, session))
     }
 
@@ -270,7 +277,9 @@ impl State {
         for update in replay(&messages, &registry) {
             session.notify(update);
         }
-        let response = LoadSessionResponse::new().modes(mode_state(session.mode()));
+        let response = LoadSessionResponse::new()
+            .modes(mode_state(session.mode()))
+            .config_options(session.config_options());
         Ok(Answered::then_commands(response, session))
     }
 }
@@ -323,8 +332,9 @@ fn spawn<T: Serialize + Send + 'static>(
                     tracing::debug!("the editor is gone: {error}");
                 }
                 if let Some(session) = then {
+                    let commands = session.available_commands().await;
                     session.notify(SessionUpdate::AvailableCommandsUpdate(
-                        AvailableCommandsUpdate::new(available(&session.commands, &session.skills)),
+                        AvailableCommandsUpdate::new(commands),
                     ));
                 }
             }

@@ -6,8 +6,11 @@
 //! [`toolhost_agent::chat::ChatSession`] — the same tool-set builder, loop, permissions,
 //! hooks and session store as `toolhost run` and `toolhost chat` — whose events become
 //! `session/update` notifications ([`updates`]), whose approvals become
-//! `session/request_permission` requests ([`approval`]), and whose Read and Write go through
-//! the editor's buffers when it offers `fs` ([`editor_files`]).
+//! `session/request_permission` requests ([`approval`]), whose Read and Write go through
+//! the editor's buffers when it offers `fs` ([`editor_files`]), and whose Bash runs in the
+//! editor's terminals when it offers `terminal` and `[shell] editor_terminal` is on. The todo
+//! list is the editor's plan; the MCP servers' prompts join the slash commands; the model is
+//! a session configuration option.
 //!
 //! The JSON-RPC framing and the protocol's types are the `agent-client-protocol` crate's
 //! (protocol v1); requests are parsed here, so that a bad one is answered with an error that
@@ -25,12 +28,16 @@ mod auth;
 mod commands;
 mod connection;
 pub mod editor_files;
+mod editor_servers;
 mod launch;
+mod models;
 mod modes;
+mod plan;
 mod prompt;
 mod replay;
 pub mod requests;
 mod session;
+mod terminals;
 mod tool_calls;
 pub mod updates;
 

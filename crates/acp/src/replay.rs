@@ -1,7 +1,9 @@
 //! A stored session told again as updates (`session/load`): each user message as
 //! `user_message_chunk`s, each answer as message and thought chunks, each tool call as a
-//! `tool_call` and its result as the `tool_call_update` that ends it.
+//! `tool_call` and its result as the `tool_call_update` that ends it (and a todo list written
+//! as the `plan` it was).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
@@ -12,12 +14,15 @@ use serde_json::Value;
 use toolhost_core::conversation::{AssistantPart, Message};
 use toolhost_core::{ContentBlock, ToolRegistry};
 
+use crate::plan::plan_update;
 use crate::tool_calls::CallFacts;
 use crate::updates::{chunk, tool_call};
 
 /// The updates that tell `messages` again; `registry` names the tools' kinds and files.
 pub fn replay(messages: &[Message], registry: &Arc<ToolRegistry>) -> Vec<SessionUpdate> {
     let mut updates = Vec::new();
+    // The arguments of each call, for the plan a todo list written makes.
+    let mut arguments: HashMap<&str, Value> = HashMap::new();
     for message in messages {
         match message {
             Message::User { content } => {
@@ -45,6 +50,7 @@ pub fn replay(messages: &[Message], registry: &Arc<ToolRegistry>) -> Vec<Session
                                 ..CallFacts::of(registry, &call.name, &args)
                             };
                             updates.push(tool_call(&call.id, &facts, &args));
+                            arguments.insert(&call.id, args);
                         }
                         _ => {}
                     }
@@ -66,6 +72,11 @@ pub fn replay(messages: &[Message], registry: &Arc<ToolRegistry>) -> Vec<Session
                     ToolCallId::new(result.tool_call_id.as_str()),
                     ToolCallUpdateFields::new().status(status).content(content),
                 )));
+                if let (false, Some(args)) =
+                    (result.is_error, arguments.get(result.tool_call_id.as_str()))
+                {
+                    updates.extend(plan_update(&result.tool_name, args));
+                }
             }
         }
     }

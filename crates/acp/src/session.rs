@@ -1,14 +1,13 @@
 //! One ACP session: a [`ChatSession`] in the editor's workspace, with its approver, its update
 //! translator and the token that cancels its running turn.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, CurrentModeUpdate, McpServer, SessionNotification, SessionUpdate,
-    StopReason,
+    AvailableCommand, ClientCapabilities, CurrentModeUpdate, McpServer, SessionConfigOption,
+    SessionConfigOptionValue, SessionNotification, SessionUpdate, StopReason,
 };
 use agent_client_protocol::{Client, Error};
 use tokio_util::sync::CancellationToken;
@@ -19,22 +18,26 @@ use toolhost_agent::chat::ChatSession;
 use toolhost_agent::session_record::{SessionChoice, SessionOpening};
 use toolhost_catalog::skills::SkillSummary;
 use toolhost_catalog::slash_commands::SlashCommands;
-use toolhost_config::model_choice::ModelFlags;
-use toolhost_config::{McpServerConfig, McpTransport};
+use toolhost_config::Config;
+use toolhost_config::model_choice::{ModelFlags, choose_provider};
 use toolhost_core::conversation::{Message, StopReason as ModelStop};
 use toolhost_core::permission::{PermissionMode, PermissionPolicy};
 use toolhost_core::{ContentBlock, SessionEvent, ToolRegistry};
 use toolhost_session::views;
+use toolhost_tools::editor_terminal::SessionTerminal;
 use toolhost_tools::fs::SessionEditor;
 
 use crate::approval::EditorApprover;
 use crate::auth::MissingKey;
-use crate::commands::{Invocation, invocation};
+use crate::commands::{Invocation, available, invocation};
 use crate::editor_files::ClientFiles;
+use crate::editor_servers::join_editor_servers;
 use crate::launch::AcpLaunch;
+use crate::models::{ModelChoice, chosen, model_choices, model_option};
 use crate::modes::mode_id;
 use crate::prompt::leading_text;
 use crate::requests::{internal, invalid_params, unknown_session};
+use crate::terminals::ClientTerminals;
 use crate::updates::UpdateTranslator;
 
 /// What a session is opened with.
@@ -66,11 +69,18 @@ pub struct AcpSession {
     turn: Mutex<Option<CancellationToken>>,
     /// A mode set while a turn ran: its tools are offered from the next turn.
     pending_mode: Mutex<Option<PermissionMode>>,
+    /// The workspace's configuration, which judges a model chosen in the editor.
+    config: Config,
+    /// The models the editor offers, and the one chosen.
+    models: Vec<ModelChoice>,
+    current_model: Mutex<ModelChoice>,
+    /// A model chosen while a turn ran: asked from the next turn.
+    pending_model: Mutex<Option<ModelChoice>>,
     mcp: Arc<toolhost_mcp::McpClients>,
-    /// The slash commands and skills the editor offers after `/`.
-    pub commands: Arc<SlashCommands>,
+    /// The slash commands the editor offers after `/` (with the skills and MCP prompts).
+    commands: Arc<SlashCommands>,
     /// See [`Self::commands`].
-    pub skills: Vec<SkillSummary>,
+    skills: Vec<SkillSummary>,
 }
 
 impl AcpSession {
@@ -131,6 +141,12 @@ impl AcpSession {
             }
             _ => launch.model.clone(),
         };
+        // A loaded session goes on in the mode it was last in, unless `--mode` names one.
+        if launch.overrides.mode.is_none()
+            && let Some(mode) = opening.as_ref().and_then(SessionOpening::mode)
+        {
+            config.permissions.mode = mode;
+        }
         if let Some(missing) = MissingKey::of(&config, &flags) {
             return Err(missing.error());
         }
@@ -147,8 +163,12 @@ impl AcpSession {
         let mcp = Arc::clone(&assembled.tools.mcp);
         let commands = Arc::clone(&assembled.tools.commands);
         let skills = assembled.tools.skills.summaries();
+        let kept = config.clone();
         let mut chat = ChatSession::new(assembled, permissions, config, &cwd, store_path, opening)
             .map_err(internal)?;
+        let (provider, model) = chat.model();
+        let current_model = ModelChoice::new(provider, model);
+        let models = model_choices(&kept, &current_model);
         chat.open_now().map_err(internal)?;
         let id = chat.session_id().unwrap_or_else(unstored_id);
         let translator = Arc::new(UpdateTranslator::new(Arc::clone(chat.agent().registry())));
@@ -159,6 +179,15 @@ impl AcpSession {
                 .state
                 .get_or_default::<SessionEditor>()
                 .set(Arc::new(files));
+        }
+        // The editor's terminal runs outside toolhost's sandbox: only when the configuration
+        // asks for it.
+        if client.terminal && kept.shell.editor_terminal == Some(true) {
+            chat.agent()
+                .session()
+                .state
+                .get_or_default::<SessionTerminal>()
+                .set(Arc::new(ClientTerminals::new(connection.clone(), &id)));
         }
         chat.agent().session_event(SessionEvent::Start).await;
         let messages = chat.messages().to_vec();
@@ -171,12 +200,22 @@ impl AcpSession {
                 translator,
                 turn: Mutex::new(None),
                 pending_mode: Mutex::new(None),
+                config: kept,
+                models,
+                current_model: Mutex::new(current_model),
+                pending_model: Mutex::new(None),
                 mcp,
                 commands,
                 skills,
             }),
             messages,
         ))
+    }
+
+    /// What the editor offers after `/`: the slash commands, the skills and the MCP servers'
+    /// prompts.
+    pub async fn available_commands(&self) -> Vec<AvailableCommand> {
+        available(&self.commands, &self.skills, &self.mcp.prompts().await)
     }
 
     /// The permission mode.
@@ -231,6 +270,14 @@ impl AcpSession {
             .take()
         {
             self.switch_mode(&mut chat, mode)?;
+        }
+        if let Some(choice) = self
+            .pending_model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            chat.switch_model(&choice.words()).map_err(internal)?;
         }
         let session = Arc::clone(self);
         let events: AgentEventSink = Arc::new(move |event: AgentEvent| {
@@ -293,6 +340,52 @@ impl AcpSession {
         Ok(())
     }
 
+    /// The session's configuration options: the model choice.
+    pub fn config_options(&self) -> Vec<SessionConfigOption> {
+        let current = self
+            .current_model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        vec![model_option(&self.models, &current)]
+    }
+
+    /// `session/set_config_option`: the model chosen is asked from the next request (from the
+    /// next turn when a turn runs). A model whose provider lacks its key is refused at once.
+    pub fn set_config_option(
+        &self,
+        config_id: &str,
+        value: &SessionConfigOptionValue,
+    ) -> Result<Vec<SessionConfigOption>, Error> {
+        let choice = chosen(config_id, value, &self.models)?;
+        if let Some(missing) = MissingKey::of(&self.config, &choice.flags()) {
+            return Err(missing.error());
+        }
+        let refused = |error: String| {
+            invalid_params(
+                format!("session/set_config_option: value: {error}"),
+                "value",
+            )
+        };
+        choose_provider(&self.config, &choice.flags(), &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|error| refused(error.to_string()))?;
+        match self.chat.try_lock() {
+            Ok(mut chat) => chat.switch_model(&choice.words()).map_err(refused)?,
+            Err(_) => {
+                *self
+                    .pending_model
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(choice.clone());
+            }
+        }
+        *self
+            .current_model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = choice;
+        Ok(self.config_options())
+    }
+
     fn switch_mode(&self, chat: &mut ChatSession, mode: PermissionMode) -> Result<(), Error> {
         chat.switch_mode(mode).map_err(internal)?;
         self.translator
@@ -332,68 +425,6 @@ fn stop_reason(report: &RunReport) -> Result<StopReason, Error> {
             _ => StopReason::EndTurn,
         }),
     }
-}
-
-/// Adds the editor's MCP servers to the configured ones (and to those the agent sees, when
-/// its definition lists them); a configured server of the same name wins.
-fn join_editor_servers(
-    configured: &mut BTreeMap<String, McpServerConfig>,
-    agent_servers: &mut Option<Vec<String>>,
-    editor: &[McpServer],
-) {
-    for server in editor {
-        let (name, transport) = match server {
-            McpServer::Stdio(stdio) => (
-                stdio.name.clone(),
-                McpTransport::Stdio {
-                    command: stdio.command.display().to_string(),
-                    args: stdio.args.clone(),
-                    env: stdio
-                        .env
-                        .iter()
-                        .map(|variable| (variable.name.clone(), variable.value.clone()))
-                        .collect(),
-                    cwd: None,
-                },
-            ),
-            McpServer::Http(http) => (
-                http.name.clone(),
-                McpTransport::Http {
-                    url: http.url.clone(),
-                    headers: headers(&http.headers),
-                    bearer_token_env: None,
-                },
-            ),
-            McpServer::Sse(sse) => (
-                sse.name.clone(),
-                McpTransport::Sse {
-                    url: sse.url.clone(),
-                    headers: headers(&sse.headers),
-                    bearer_token_env: None,
-                },
-            ),
-            _ => continue,
-        };
-        if configured.contains_key(&name) {
-            tracing::warn!(
-                "the editor's MCP server '{name}' is not started: a configured server has that name"
-            );
-            continue;
-        }
-        let mut entry = McpServerConfig::new(name.clone(), transport);
-        entry.origin = "the editor (session/new)".to_owned();
-        configured.insert(name.clone(), entry);
-        if let Some(listed) = agent_servers {
-            listed.push(name);
-        }
-    }
-}
-
-fn headers(headers: &[agent_client_protocol::v1::schema::HttpHeader]) -> BTreeMap<String, String> {
-    headers
-        .iter()
-        .map(|header| (header.name.clone(), header.value.clone()))
-        .collect()
 }
 
 /// An id for a session the store cannot keep (no store): unique in this process.

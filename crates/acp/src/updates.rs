@@ -1,19 +1,21 @@
 //! The loop's events as `session/update` notifications: answer text and reasoning as message
 //! and thought chunks, each tool call as a `tool_call` (kind, title, locations, input) and its
-//! progress and end as `tool_call_update`s (status, output, diffs). One [`UpdateTranslator`]
-//! serves one session; it keeps what it learnt when a call started until the call ends.
+//! progress and end as `tool_call_update`s (status, output, diffs), a todo list written as a
+//! `plan`. One [`UpdateTranslator`] serves one session; it keeps what it learnt when a call
+//! started until the call ends.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::v1::schema::{
-    Content, ContentBlock, ContentChunk, SessionUpdate, ToolCall, ToolCallContent, ToolCallId,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    Content, ContentBlock, ContentChunk, SessionUpdate, Terminal, ToolCall, ToolCallContent,
+    ToolCallId, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use serde_json::Value;
 use toolhost_agent::agent_loop::AgentEvent;
 use toolhost_core::ToolRegistry;
 
+use crate::plan::plan_update;
 use crate::tool_calls::CallFacts;
 
 /// Turns one session's events into updates.
@@ -82,18 +84,36 @@ impl UpdateTranslator {
                 } else {
                     ToolCallStatus::Completed
                 };
-                vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                // A command the editor's terminal ran stays shown in that terminal.
+                let terminal = result
+                    .details
+                    .as_ref()
+                    .and_then(|details| details.get("terminal_id"))
+                    .and_then(Value::as_str)
+                    .map(|id| ToolCallContent::Terminal(Terminal::new(id.to_owned())));
+                let content = terminal
+                    .into_iter()
+                    .chain(facts.content_after(result, &args))
+                    .collect::<Vec<_>>();
+                let mut updates = vec![SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
                     ToolCallId::new(result.tool_call_id.as_str()),
                     ToolCallUpdateFields::new()
                         .status(status)
-                        .content(facts.content_after(result, &args))
+                        .content(content)
                         .raw_output(
                             result
                                 .details
                                 .clone()
                                 .or_else(|| Some(Value::String(result.text()))),
                         ),
-                ))]
+                ))];
+                if !result.is_error {
+                    updates.extend(plan_update(
+                        &result.tool_name,
+                        result.details.as_ref().unwrap_or(&args),
+                    ));
+                }
+                updates
             }
             _ => Vec::new(),
         }

@@ -122,6 +122,12 @@ impl SessionOpening {
             .and_then(|(_, resume, _)| resume.model.as_ref())
     }
 
+    /// The permission mode the earlier session was in at its leaf (its last turn, or a mode
+    /// change after it).
+    pub fn mode(&self) -> Option<toolhost_core::permission::PermissionMode> {
+        self.earlier.as_ref().and_then(|(_, resume, _)| resume.mode)
+    }
+
     /// The session, created now when it is a new one (titled after `prompt`), with the turn
     /// context recorded when it changed; and the conversation so far (empty when new; with a
     /// result recorded for every call an earlier process left running).

@@ -258,6 +258,7 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              max_output_bytes = 102400                # built-in default\n\
              sandbox = \"workspace-write\"              # built-in default\n\
              network = true                           # built-in default\n\
+             editor_terminal = false                  # built-in default\n\
              writable_roots = []\n\
              \n[custom_tools]\n\
              paths = []\n\

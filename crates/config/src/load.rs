@@ -139,6 +139,7 @@ struct FileShell {
     network: Option<Spanned<bool>>,
     writable_roots: Vec<Spanned<String>>,
     env: BTreeMap<String, String>,
+    editor_terminal: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -519,6 +520,11 @@ impl Config {
             self.shell.network = Some(*network.get_ref());
             self.sources
                 .insert("shell.network", origin(network.span().start));
+        }
+        if let Some(terminal) = shell.editor_terminal {
+            self.shell.editor_terminal = Some(*terminal.get_ref());
+            self.sources
+                .insert("shell.editor_terminal", origin(terminal.span().start));
         }
         self.shell.env.extend(shell.env);
         self.shell.writable_roots.extend(

@@ -68,4 +68,7 @@ pub struct ShellConfig {
     /// `env`: variables every command gets on top of its clean environment (Claude Code's
     /// settings `env`, then `[shell.env]`; a later file's value wins for one name).
     pub env: std::collections::BTreeMap<String, String>,
+    /// `editor_terminal`: in `toolhost acp`, with an editor that offers terminals, Bash runs
+    /// its commands in the editor's terminal (outside toolhost's OS sandbox). Default off.
+    pub editor_terminal: Option<bool>,
 }

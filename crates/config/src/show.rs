@@ -133,6 +133,10 @@ fn shell(out: &mut String, config: &Config) {
         ),
         ("sandbox", quote(shell.sandbox.unwrap_or_default().as_str())),
         ("network", shell.network.unwrap_or(true).to_string()),
+        (
+            "editor_terminal",
+            shell.editor_terminal.unwrap_or(false).to_string(),
+        ),
     ];
     for (key, value) in values {
         let source = config.source_of(&format!("shell.{key}")).map(str::to_owned);

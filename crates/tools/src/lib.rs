@@ -8,6 +8,7 @@
 //!   [`ToolRegistry::register_all`](toolhost_core::ToolRegistry::register_all).
 //! - [`shell`]: Bash (SPEC R22), on the process helper, command policy and sandbox of
 //!   `toolhost-exec`.
+//! - [`editor_terminal`]: the hook through which Bash runs in an editor's terminal.
 //! - [`control`]: Notify (SPEC R28), a desktop notification over D-Bus, else a terminal one.
 //! - [`web`]: WebSearch and WebFetch (SPEC R23, R24), with the private-network guard in
 //!   front of every fetch and a cache of fetched pages.
@@ -29,6 +30,7 @@
 //! ```
 
 pub mod control;
+pub mod editor_terminal;
 pub mod fs;
 pub mod shell;
 pub mod web;

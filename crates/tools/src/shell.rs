@@ -1,5 +1,6 @@
 //! Bash (R22): runs a shell command in the workspace, through the command policy, the process
-//! helper and the OS sandbox of `toolhost-exec`.
+//! helper and the OS sandbox of `toolhost-exec` — or, in a session an editor drives with its
+//! terminal offered, in that terminal ([`crate::editor_terminal`]) after the same checks.
 //!
 //! What a model gets back is what it needs to carry on: the combined output (head and tail
 //! kept within [`BASH_OUTPUT_CAP`], the whole output in a file whose path is given), the exit
@@ -24,6 +25,7 @@ use toolhost_exec::{
     SandboxPolicy, SandboxStatus, Termination, Verdict,
 };
 
+use crate::editor_terminal::{SessionTerminal, TerminalCommand, TerminalRun};
 use crate::workspace::Workspace;
 
 use toolhost_config::shell::ShellConfig;
@@ -219,6 +221,31 @@ impl TypedTool for Bash {
             ))
             .with_details(json!({ "denied": reason })));
         }
+        let timeout = self.timeout_for(&params);
+        let mut notes = Vec::new();
+        let mut variables = self.settings.fixed_environment.clone();
+        if let Some(extra) = &self.settings.extra_environment {
+            match extra.variables(&ctx).await {
+                Ok(more) => variables.extend(more),
+                Err(problem) => notes.push(problem),
+            }
+        }
+        if let Some(terminal) = SessionTerminal::of(&ctx) {
+            let command = TerminalCommand {
+                program: "bash".to_owned(),
+                args: vec!["-c".to_owned(), params.command.clone()],
+                cwd: self.workspace.root().to_path_buf(),
+                env: variables,
+                output_limit: self.settings.output_cap,
+                timeout,
+            };
+            let run = terminal.run(command, &ctx).await.map_err(|error| {
+                ToolError::new(format!(
+                    "The editor's terminal could not run the command: {error}"
+                ))
+            })?;
+            return Ok(render_terminal_run(&analysis, &notes, &run, timeout));
+        }
         std::fs::create_dir_all(&self.settings.output_dir).map_err(|error| {
             ToolError::new(format!(
                 "Cannot create the folder for command output {}: {error}",
@@ -227,7 +254,6 @@ impl TypedTool for Bash {
         })?;
         let run = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         let output_file = self.settings.output_dir.join(format!("bash-{run}.log"));
-        let timeout = self.timeout_for(&params);
 
         let mut spec = ProcessSpec::bash(&params.command)
             .working_dir(self.workspace.root())
@@ -236,19 +262,8 @@ impl TypedTool for Bash {
             .output_cap(self.settings.output_cap)
             .full_output_file(&output_file)
             .sandbox(self.sandbox_policy());
-        let mut notes = Vec::new();
-        for (name, value) in &self.settings.fixed_environment {
-            spec = spec.env(name.clone(), value.clone());
-        }
-        if let Some(extra) = &self.settings.extra_environment {
-            match extra.variables(&ctx).await {
-                Ok(variables) => {
-                    for (name, value) in variables {
-                        spec = spec.env(name, value);
-                    }
-                }
-                Err(problem) => notes.push(problem),
-            }
+        for (name, value) in variables {
+            spec = spec.env(name, value);
         }
         if ctx.wants_updates() {
             let updates = ctx.clone();
@@ -292,8 +307,44 @@ fn render_outcome(
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    let seconds = outcome.duration.as_secs_f64();
-    let (status, is_error) = match outcome.termination {
+    let (status, is_error) = status_line(
+        outcome.termination,
+        outcome.exit_code.map(i64::from),
+        outcome.signal.map(|signal| signal.to_string()),
+        outcome.duration,
+        timeout,
+    );
+    text.push_str(&status);
+    if let Some(path) = &full_output {
+        let _ = write!(text, "\n[full output: {}]", path.display());
+    }
+    let details = json!({
+        "exit_code": outcome.exit_code,
+        "signal": outcome.signal,
+        "termination": termination_label(outcome.termination),
+        "duration_ms": u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        "truncated": outcome.combined.is_truncated(),
+        "total_bytes": outcome.combined.total_bytes,
+        "full_output_path": full_output,
+        "warnings": analysis.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+        "sandbox": sandbox_label(&outcome.sandbox),
+    });
+    ToolOutput {
+        is_error,
+        ..ToolOutput::text(text).with_details(details)
+    }
+}
+
+/// The line that ends a result: how the command ended, and whether that is an error.
+fn status_line(
+    termination: Termination,
+    exit_code: Option<i64>,
+    signal: Option<String>,
+    duration: Duration,
+    timeout: Duration,
+) -> (String, bool) {
+    let seconds = duration.as_secs_f64();
+    match termination {
         Termination::TimedOut => (
             format!(
                 "[timed out: the command was stopped after {} s. Run it with a larger `timeout` \
@@ -305,7 +356,7 @@ fn render_outcome(
             true,
         ),
         Termination::Cancelled => ("[cancelled: the command was stopped]".to_owned(), true),
-        Termination::Exited => match (outcome.exit_code, outcome.signal) {
+        Termination::Exited => match (exit_code, signal) {
             (Some(0), _) => (format!("[exit code 0 after {seconds:.1} s]"), false),
             (Some(code), _) => (format!("[exit code {code} after {seconds:.1} s]"), true),
             (None, Some(signal)) => (
@@ -314,29 +365,63 @@ fn render_outcome(
             ),
             (None, None) => (format!("[ended after {seconds:.1} s]"), true),
         },
-    };
-    text.push_str(&status);
-    if let Some(path) = &full_output {
-        let _ = write!(text, "\n[full output: {}]", path.display());
     }
+}
+
+/// A command the editor's terminal ran, as the model reads it: the same warnings and status
+/// line as [`render_outcome`]; the output is what the terminal kept (its end, when it dropped
+/// the beginning), and there is no full-output file: the terminal has it all.
+fn render_terminal_run(
+    analysis: &CommandAnalysis,
+    notes: &[String],
+    run: &TerminalRun,
+    timeout: Duration,
+) -> ToolOutput {
+    let mut text = String::new();
+    for warning in &analysis.warnings {
+        let _ = writeln!(text, "[warning: {}]", warning.message);
+    }
+    for note in notes {
+        let _ = writeln!(text, "[warning: {note}]");
+    }
+    if run.truncated {
+        text.push_str(
+            "[the beginning of the output was cut: the editor's terminal keeps its end]\n",
+        );
+    }
+    text.push_str(&run.output);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let (status, is_error) = status_line(
+        run.termination,
+        run.exit_code.map(i64::from),
+        run.signal.clone(),
+        run.duration,
+        timeout,
+    );
+    text.push_str(&status);
     let details = json!({
-        "exit_code": outcome.exit_code,
-        "signal": outcome.signal,
-        "termination": match outcome.termination {
-            Termination::Exited => "exited",
-            Termination::TimedOut => "timed_out",
-            Termination::Cancelled => "cancelled",
-        },
-        "duration_ms": u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
-        "truncated": outcome.combined.is_truncated(),
-        "total_bytes": outcome.combined.total_bytes,
-        "full_output_path": full_output,
+        "exit_code": run.exit_code,
+        "signal": run.signal,
+        "termination": termination_label(run.termination),
+        "duration_ms": u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
+        "truncated": run.truncated,
         "warnings": analysis.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
-        "sandbox": sandbox_label(&outcome.sandbox),
+        "sandbox": "off: the editor's terminal ran it",
+        "terminal_id": run.terminal_id,
     });
     ToolOutput {
         is_error,
         ..ToolOutput::text(text).with_details(details)
+    }
+}
+
+fn termination_label(termination: Termination) -> &'static str {
+    match termination {
+        Termination::Exited => "exited",
+        Termination::TimedOut => "timed_out",
+        Termination::Cancelled => "cancelled",
     }
 }
 
