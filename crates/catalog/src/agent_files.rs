@@ -17,10 +17,12 @@
 //! You review code. Report bugs with file and line.
 //! ```
 //!
-//! The body is the agent's system prompt. Every key Claude Code documents is accepted; the
-//! ones toolhost has no use for yet (`color`, `effort`, `isolation`, `memory`, `hooks`,
-//! `initialPrompt`) are read and left unused, and any other key is ignored, with a warning
-//! when it looks like a misspelt known key. Claude Code's tool names (`Task`, `LS`,
+//! The body is the agent's system prompt. Every key Claude Code documents is accepted: `effort`
+//! becomes the sub-agent's reasoning effort, `hooks` hooks that run while it runs,
+//! `isolation: worktree` a git worktree of its own, inline `mcpServers` servers started for it
+//! alone; the ones toolhost has no use for (`color`, `memory`, `initialPrompt`) are read and
+//! left unused, and any other key is ignored, with a warning when it looks like a misspelt
+//! known key. Claude Code's tool names (`Task`, `LS`,
 //! `MultiEdit`, …) are put as toolhost names them ([`toolhost_config::claude_tools`]).
 //!
 //! One bad file never stops toolhost: a file that does not load is left out with one warning
@@ -30,8 +32,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toolhost_config::claude_settings::{HookEvent, claude_hooks};
 use toolhost_config::claude_tools::toolhost_entry;
-use toolhost_config::{AgentConfig, Config, ConfigError, whole_tool_rule};
+use toolhost_config::{
+    AgentConfig, Config, ConfigError, Isolation, McpServerConfig, ReasoningEffort,
+    claude_mcp_server, whole_tool_rule,
+};
 use toolhost_core::permission::{PermissionMode, ToolSelection};
 
 use crate::front_matter::{self, StringOrList};
@@ -79,12 +85,13 @@ struct AgentFile {
 }
 
 /// `mcpServers`: names of configured servers, or (Claude Code) inline definitions keyed by
-/// their name.
+/// their name, in a list or (as some files write it) one mapping.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum McpServers {
     Line(String),
     List(Vec<serde_yaml_ng::Value>),
+    Map(serde_yaml_ng::Mapping),
 }
 
 /// The folders agent files are read from, in merge order (a later one wins).
@@ -113,7 +120,8 @@ pub fn read_agent_files(
         markdown_files(&folder, 0, &mut files);
         files.sort();
         for path in files {
-            let text = match std::fs::read_to_string(&path) {
+            // The body is the prompt, read when the agent runs: start-up reads heads only.
+            let text = match front_matter::read_head(&path) {
                 Ok(text) => text,
                 Err(error) => {
                     config.warn(format!(
@@ -136,6 +144,8 @@ pub fn read_agent_files(
             for warning in warnings {
                 config.warn(warning);
             }
+            let mut agent = agent;
+            agent.body_file = Some(path.clone());
             if from_toml.contains(&agent.name) {
                 config.warn(format!(
                     "{}: the agent '{}' is also defined as [agents.{}] in the configuration, \
@@ -150,6 +160,32 @@ pub fn read_agent_files(
         }
     }
     Ok(())
+}
+
+/// The system prompt of `agent`: its `prompt`, or the body of its file read now (start-up
+/// read only the file's front matter). `Err` names the file and what went wrong.
+pub fn agent_prompt(agent: &AgentConfig) -> Result<Option<String>, String> {
+    if agent.prompt.is_some() {
+        return Ok(agent.prompt.clone());
+    }
+    let Some(path) = &agent.body_file else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        format!(
+            "cannot read the prompt of the agent '{}' from {}: {error}",
+            agent.name,
+            path.display()
+        )
+    })?;
+    let document = front_matter::parse::<serde::de::IgnoredAny>(path, &text).map_err(|error| {
+        format!(
+            "cannot read the prompt of the agent '{}': {error}",
+            agent.name
+        )
+    })?;
+    let body = document.body.trim();
+    Ok((!body.is_empty()).then(|| body.to_owned()))
 }
 
 /// The `.md` files below `folder`, hidden ones and folders left out.
@@ -265,32 +301,135 @@ pub fn agent_from_file(path: &Path, text: &str) -> Result<(AgentConfig, Vec<Stri
         })?);
     }
     if let Some(servers) = fields.mcp_servers {
-        let mut ids = Vec::new();
-        let entries = match servers {
-            McpServers::Line(line) => StringOrList::String(line)
-                .entries()
-                .into_iter()
-                .map(serde_yaml_ng::Value::String)
-                .collect(),
-            McpServers::List(entries) => entries,
-        };
-        for entry in entries {
-            match entry {
-                serde_yaml_ng::Value::String(id) => ids.push(id),
-                _ => warnings.push(format!(
-                    "{} mcpServers: an inline server definition is not started by toolhost; \
-                     define the server in .mcp.json or [mcp_servers.NAME] and list its name",
-                    at("mcpServers")
-                )),
-            }
-        }
         let origin = format!("{}:{}", path.display(), line_of("mcpServers"));
+        let (ids, inline) = mcp_server_entries(servers, &origin, &mut warnings);
         agent.set_server_origins(vec![origin; ids.len()]);
         agent.mcp_servers = Some(ids);
+        agent.direct_mcp_servers = inline;
     }
+    claude_only_fields(&mut agent, &fields.other, &at, &mut warnings);
     let body = document.body.trim();
     agent.prompt = (!body.is_empty()).then(|| body.to_owned());
     Ok((agent, warnings))
+}
+
+/// The names of configured servers an agent's `mcpServers` lists, and its inline servers
+/// (`- name: {command: …}`), which start for that agent alone. An inline server that cannot
+/// be used is left out with a warning.
+fn mcp_server_entries(
+    servers: McpServers,
+    origin: &str,
+    warnings: &mut Vec<String>,
+) -> (Vec<String>, BTreeMap<String, McpServerConfig>) {
+    let entries = match servers {
+        McpServers::Line(line) => StringOrList::String(line)
+            .entries()
+            .into_iter()
+            .map(serde_yaml_ng::Value::String)
+            .collect(),
+        McpServers::List(entries) => entries,
+        McpServers::Map(map) => vec![serde_yaml_ng::Value::Mapping(map)],
+    };
+    let lookup = |name: &str| std::env::var(name).ok();
+    let mut ids = Vec::new();
+    let mut inline = BTreeMap::new();
+    for entry in entries {
+        let map = match entry {
+            serde_yaml_ng::Value::String(id) => {
+                ids.push(id);
+                continue;
+            }
+            serde_yaml_ng::Value::Mapping(map) => map,
+            other => {
+                warnings.push(format!(
+                    "{origin}: mcpServers: the entry {other:?} is neither a server's name nor \
+                     an inline server (name: {{command: …}}); it is left out"
+                ));
+                continue;
+            }
+        };
+        for (name, definition) in map {
+            let Some(name) = name.as_str().map(str::to_owned) else {
+                warnings.push(format!(
+                    "{origin}: mcpServers: an inline server's name is not text; it is left out"
+                ));
+                continue;
+            };
+            let server = serde_json::to_value(definition)
+                .map_err(|error| error.to_string())
+                .and_then(|entry| claude_mcp_server(&name, entry, origin.to_owned(), &lookup));
+            match server {
+                Ok(server) => {
+                    inline.insert(name, server);
+                }
+                Err(problem) => warnings.push(format!(
+                    "{origin}: mcpServers: {problem}; the server '{name}' is left out"
+                )),
+            }
+        }
+    }
+    (ids, inline)
+}
+
+/// Claude Code's keys that toolhost acts on besides its own: `effort` (the sub-agent's
+/// reasoning effort), `hooks` (hooks that run while it runs) and `isolation: worktree`. A
+/// value that cannot be used is ignored with a warning: the agent still loads.
+fn claude_only_fields(
+    agent: &mut AgentConfig,
+    other: &BTreeMap<String, serde_yaml_ng::Value>,
+    at: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
+) {
+    if let Some(effort) = other.get("effort") {
+        let parsed = yaml_text(effort)
+            .ok_or_else(|| "it is not text".to_owned())
+            .and_then(|text| text.parse::<ReasoningEffort>());
+        match parsed {
+            Ok(effort) => agent.effort = Some(effort),
+            Err(problem) => warnings.push(format!(
+                "{} effort: {problem}; the provider's default effort is used",
+                at("effort")
+            )),
+        }
+    }
+    if let Some(isolation) = other.get("isolation") {
+        match yaml_text(isolation).as_deref() {
+            Some("worktree") => agent.isolation = Some(Isolation::Worktree),
+            _ => warnings.push(format!(
+                "{} isolation: toolhost knows only \"worktree\"; the agent works in the \
+                 workspace",
+                at("isolation")
+            )),
+        }
+    }
+    if let Some(hooks) = other.get("hooks") {
+        let line = at("hooks");
+        let at_hooks = |_: &str| line.trim_end_matches(':').to_owned();
+        let (hooks, problems) = match serde_json::to_value(hooks) {
+            Ok(hooks) => claude_hooks(hooks, &at_hooks),
+            Err(error) => (Vec::new(), vec![format!("{line} hooks: {error}")]),
+        };
+        warnings.extend(problems);
+        for (event, hook) in hooks {
+            if event == HookEvent::PreCompact {
+                warnings.push(format!(
+                    "{line} a PreCompact hook of an agent is not run: a sub-agent's \
+                     conversation is not compacted with hooks"
+                ));
+                continue;
+            }
+            agent.hooks.add(event, hook);
+        }
+    }
+}
+
+/// A YAML scalar as text (`high`, or a number written bare).
+fn yaml_text(value: &serde_yaml_ng::Value) -> Option<String> {
+    match value {
+        serde_yaml_ng::Value::String(text) => Some(text.trim().to_owned()),
+        serde_yaml_ng::Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
 }
 
 /// A mode as Claude Code writes it: toolhost's four, and `dontAsk`, which refuses what is not
@@ -362,6 +501,67 @@ mod tests {
         assert_eq!(agent.skills, ["pdf"]);
         assert_eq!(agent.allowed_tools.unwrap().rules().len(), 2);
         assert_eq!(agent.disallowed_tools.unwrap().rules().len(), 1);
+    }
+
+    #[test]
+    fn claude_codes_effort_isolation_hooks_and_inline_servers_are_read() {
+        let (agent, warnings) = agent_from_file(
+            Path::new("deep.md"),
+            "---\nname: deep\neffort: High\nisolation: worktree\nhooks:\n  PostToolUse:\n\
+             \x20   - matcher: Edit\n      hooks: [{type: command, command: fmt.sh}]\n  Stop: []\n\
+             mcpServers:\n  - github\n  - local: {command: srv, args: [a]}\n\
+             \x20 - web: {type: http, url: 'https://x/mcp'}\n  - bad: {}\n---\n",
+        )
+        .unwrap();
+        assert_eq!(agent.effort, Some(ReasoningEffort::High));
+        assert_eq!(agent.isolation, Some(Isolation::Worktree));
+        assert_eq!(agent.hooks.post_tool_use.len(), 1);
+        assert_eq!(agent.hooks.post_tool_use[0].command, "fmt.sh");
+        assert_eq!(agent.mcp_servers, Some(vec!["github".to_owned()]));
+        let inline: Vec<&str> = agent
+            .direct_mcp_servers
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(inline, ["local", "web"]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].contains("the server 'bad' is left out"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("Stop hooks are not run"),
+            "{warnings:?}"
+        );
+
+        let (agent, warnings) = agent_from_file(
+            Path::new("x.md"),
+            "---\nname: x\neffort: extreme\nisolation: container\n---\n",
+        )
+        .unwrap();
+        assert_eq!((agent.effort, agent.isolation), (None, None));
+        assert!(
+            warnings[0].contains("unknown effort 'extreme'"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("knows only \"worktree\""),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn start_up_reads_an_agent_files_head_and_its_prompt_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "---\nname: a\n---\nYou help.\n").unwrap();
+        assert_eq!(
+            front_matter::read_head(&path).unwrap(),
+            "---\nname: a\n---\n"
+        );
+        let mut agent = AgentConfig::named("a", "a.md:1".into());
+        agent.body_file = Some(path);
+        assert_eq!(agent_prompt(&agent).unwrap().as_deref(), Some("You help."));
     }
 
     #[test]

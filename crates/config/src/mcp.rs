@@ -205,6 +205,33 @@ fn expand_map(
         .collect()
 }
 
+/// One server as Claude Code writes it (an entry of `.mcp.json`'s `mcpServers`, or an inline
+/// server of an agent file's `mcpServers`), `${VAR}` expanded; `Err` says why it cannot be
+/// used. `origin` names where it is written (`path:line`).
+pub fn claude_mcp_server(
+    name: &str,
+    entry: serde_json::Value,
+    origin: String,
+    lookup: Lookup<'_>,
+) -> Result<McpServerConfig, String> {
+    let server: ClaudeMcpServer = serde_json::from_value(entry)
+        .map_err(|error| format!("the server '{name}' does not read as a server: {error}"))?;
+    let headers_helper = server.headers_helper.clone();
+    // Claude Code's entries have no `cwd`: the workspace is never joined.
+    let mut config = server_config(
+        name,
+        &format!("mcpServers.{name}"),
+        server.into(),
+        origin,
+        Path::new(""),
+        lookup,
+    )?;
+    if !matches!(config.transport, McpTransport::Stdio { .. }) {
+        config.headers_helper = headers_helper;
+    }
+    Ok(config)
+}
+
 /// The usable servers of a `.mcp.json`, and a warning for each one left out.
 pub type ClaudeServers = (Vec<McpServerConfig>, Vec<String>);
 
@@ -234,13 +261,7 @@ pub fn claude_mcp_json(
     for (name, server) in file.mcp_servers {
         let line = line_of(&name);
         let origin = format!("{}:{}", path.display(), line.unwrap_or(1));
-        if server.headers_helper.is_some() {
-            warnings.push(format!(
-                "{origin}: the server '{name}' has a headersHelper, which toolhost does not run: \
-                 it starts without those headers (write them under \"headers\", with ${{VAR}} \
-                 for secrets)"
-            ));
-        }
+        let headers_helper = server.headers_helper.clone();
         match server_config(
             &name,
             &format!("mcp_servers.{name}"),
@@ -249,7 +270,19 @@ pub fn claude_mcp_json(
             workspace,
             lookup,
         ) {
-            Ok(server) => servers.push(server),
+            Ok(mut server) => {
+                if let Some(helper) = headers_helper {
+                    if matches!(server.transport, McpTransport::Stdio { .. }) {
+                        warnings.push(format!(
+                            "{origin}: the server '{name}' has a headersHelper, which only a \
+                             remote (http or sse) server uses; it is ignored"
+                        ));
+                    } else {
+                        server.headers_helper = Some(helper);
+                    }
+                }
+                servers.push(server);
+            }
             Err(message) => {
                 warnings.push(format!(
                     "{origin}: {message}; the server '{name}' is left out"
@@ -304,6 +337,24 @@ mod tests {
                 headers: [("Authorization".to_owned(), "Bearer secret".to_owned())].into(),
                 bearer_token_env: None,
             }
+        );
+    }
+
+    #[test]
+    fn a_headers_helper_is_kept_for_a_remote_server_and_ignored_for_stdio() {
+        let text = r#"{"mcpServers": {
+  "remote": {"type": "http", "url": "https://x/mcp", "headersHelper": "get-token"},
+  "local": {"command": "srv", "headersHelper": "get-token"}
+}}"#;
+        let (servers, warnings) =
+            claude_mcp_json(Path::new(".mcp.json"), text, Path::new("/w"), &lookup).unwrap();
+        assert_eq!(servers[0].name, "local");
+        assert_eq!(servers[0].headers_helper, None);
+        assert_eq!(servers[1].headers_helper.as_deref(), Some("get-token"));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("'local' has a headersHelper, which only a remote"),
+            "{warnings:?}"
         );
     }
 

@@ -35,6 +35,10 @@ pub struct McpServerConfig {
     /// Why the entry cannot be used although it parsed (a `${VAR}` that is not set):
     /// reported when the servers start, like a server that fails.
     pub problem: Option<String>,
+    /// `headersHelper` (Claude Code's `.mcp.json`, remote servers): a shell command run each
+    /// time toolhost connects, whose stdout, a JSON object of header names and values, is
+    /// sent over `headers` (short-lived tokens a script fetches).
+    pub headers_helper: Option<String>,
 }
 
 impl McpServerConfig {
@@ -51,6 +55,7 @@ impl McpServerConfig {
             required: false,
             origin: String::new(),
             problem: None,
+            headers_helper: None,
         }
     }
 

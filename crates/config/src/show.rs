@@ -550,6 +550,10 @@ fn server_values(out: &mut String, server: &McpServerConfig) {
             if let Some(variable) = bearer_token_env {
                 let _ = writeln!(out, "bearer_token_env = {}", quote(variable));
             }
+            // Claude Code's key, from `.mcp.json`: no TOML key sets it.
+            if let Some(helper) = &server.headers_helper {
+                let _ = writeln!(out, "# headersHelper: {helper}");
+            }
         }
         // Built-in providers are not configuration: nothing to show.
         McpTransport::InProcess => {}

@@ -27,6 +27,14 @@ impl PreToolUseHooks {
             runner: HookRunner::new(workspace),
         }
     }
+
+    /// These hooks and then `more` (a sub-agent definition's own), run in the same place.
+    pub fn with_more(&self, more: Vec<HookCommand>) -> Self {
+        Self {
+            hooks: self.hooks.iter().cloned().chain(more).collect(),
+            runner: self.runner.clone(),
+        }
+    }
 }
 
 #[async_trait::async_trait]

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use toolhost_core::permission::ToolSelection;
 
 use super::GENERAL_PURPOSE_AGENT;
+use toolhost_catalog::agent_files::agent_prompt;
 use toolhost_config::{AgentConfig, Config, UnknownAgent};
 
 /// The definitions `spawn_agent` can run, by name: the configured ones, and the built-in
@@ -122,8 +123,14 @@ pub fn render_definition(agent: &AgentConfig) -> String {
     if agent.background {
         let _ = writeln!(out, "background: true");
     }
-    if let Some(prompt) = &agent.prompt {
-        let _ = writeln!(out, "\n{prompt}");
+    match agent_prompt(agent) {
+        Ok(Some(prompt)) => {
+            let _ = writeln!(out, "\n{prompt}");
+        }
+        Ok(None) => {}
+        Err(problem) => {
+            let _ = writeln!(out, "\n(the prompt cannot be read: {problem})");
+        }
     }
     out
 }
