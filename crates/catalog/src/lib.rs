@@ -24,6 +24,7 @@
 //! ```
 
 pub mod agent_files;
+mod agent_keys;
 pub mod front_matter;
 pub mod plugins;
 pub mod skills;

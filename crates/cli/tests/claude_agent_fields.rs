@@ -92,6 +92,23 @@ fn an_agents_effort_hooks_and_inline_servers_apply_to_that_sub_agent_alone() {
     // hooks: only the child's Read ran the agent's hook.
     let log = std::fs::read_to_string(fixture.path("hook-log.txt")).unwrap();
     assert_eq!(log, "deep read\n");
+
+    // `agents show` says all of it, and the prompt (the body, read when asked).
+    let shown = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
+        .args(["agents", "show", "deep"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    for line in [
+        "effort: high",
+        "PreToolUse hook (Read): echo \"deep read\" >> hook-log.txt",
+        "direct MCP servers: pinger",
+        "\nYou think hard.",
+    ] {
+        assert!(shown.contains(line), "{line:?} not in {shown}");
+    }
+    // The child's system prompt has the body too.
+    assert!(last(&requests[2], "system").contains("You think hard."));
 }
 
 fn git(folder: &Path, args: &[&str]) -> String {

@@ -107,7 +107,7 @@ pub struct Config {
     /// `[todo]`: when the model is reminded of its open todo list.
     pub todo: TodoConfig,
     /// The `env` of Claude Code's settings files (a later file wins for one name): variables
-    /// every process toolhost starts gets, as in Claude Code — Bash's commands (through
+    /// the processes toolhost starts for the user get, as in Claude Code — Bash's commands (through
     /// [`ShellConfig::env`], where `[shell.env]` wins), stdio MCP servers (their own `env`
     /// wins) and command hooks. [`Config::spread_settings_env`] hands them out.
     pub settings_env: BTreeMap<String, String>,

@@ -23,7 +23,7 @@ use crate::session_record::{RecordedSession, turn_context};
 use crate::system_prompt::SystemPromptInputs;
 use crate::tool_set::worktree_tools;
 use toolhost_catalog::agent_files::agent_prompt;
-use toolhost_config::{AgentConfig, Isolation};
+use toolhost_config::AgentConfig;
 
 /// What the model tells a child about its place, after toolhost's own prompt.
 const CHILD_ROLE: &str = "You are a sub-agent: another agent gave you the task in the user's \
@@ -129,20 +129,19 @@ impl SubAgents {
         let provider = connect_provider(&chosen).map_err(|error| refuse(error.to_string()))?;
 
         let record = self.reserve(&definition.name, &spec, background, depth, cancel)?;
-        let worktree = match definition.isolation {
-            Some(Isolation::Worktree) => {
-                let made =
-                    AgentWorktree::create(&hub.context.workspace, &definition.name, &record.id)
-                        .await;
-                match made {
-                    Ok(worktree) => Some(worktree),
-                    Err(error) => {
-                        record.fail_to_start(&error.to_string());
-                        return Err(error);
-                    }
-                }
+        let worktree = match AgentWorktree::for_run(
+            definition.isolation,
+            &hub.context.workspace,
+            &definition.name,
+            &record.id,
+        )
+        .await
+        {
+            Ok(worktree) => worktree,
+            Err(error) => {
+                record.fail_to_start(&error.to_string());
+                return Err(error);
             }
-            None => None,
         };
         let handle = SubAgents {
             hub: Arc::clone(hub),
@@ -169,7 +168,7 @@ impl SubAgents {
             Ok(built) => built,
             Err(error) => {
                 record.fail_to_start(&error.to_string());
-                end_worktree(worktree).await;
+                AgentWorktree::end_unused(worktree).await;
                 return Err(error);
             }
         };
@@ -203,7 +202,7 @@ impl SubAgents {
                 if let Some(mcp) = &extra_mcp {
                     mcp.shutdown().await;
                 }
-                end_worktree(worktree).await;
+                AgentWorktree::end_unused(worktree).await;
                 return Err(error);
             }
         };
@@ -215,7 +214,7 @@ impl SubAgents {
                 if let Some(mcp) = &extra_mcp {
                     mcp.shutdown().await;
                 }
-                end_worktree(worktree).await;
+                AgentWorktree::end_unused(worktree).await;
                 return Err(refuse(error));
             }
             agent = agent
@@ -380,12 +379,7 @@ impl SubAgents {
         prompt.push_str("\n\n");
         prompt.push_str(CHILD_ROLE);
         if let Some(worktree) = worktree {
-            prompt.push_str(&format!(
-                "\n\nYou work in a git worktree of your own, {} (branch {}): your changes stay \
-                 there, apart from the workspace, until someone merges them.",
-                worktree.workspace.display(),
-                worktree.branch
-            ));
+            prompt.push_str(&worktree.prompt_note());
         }
         if let Some(body) = agent_prompt(definition).map_err(refuse)? {
             prompt.push_str("\n\n");
@@ -407,42 +401,6 @@ impl SubAgents {
             }
         }
         Ok((Arc::new(registry), extra_mcp, prompt, inputs))
-    }
-
-    /// Starts the MCP servers the definition names that the parent does not run (its direct
-    /// servers, user servers its parent does not see); their tools join `registry`.
-    async fn start_own_servers(
-        &self,
-        definition: &AgentConfig,
-        parent: &ToolRegistry,
-        registry: &ToolRegistry,
-    ) -> Option<Arc<McpClients>> {
-        let running: Vec<String> = parent
-            .specs()
-            .iter()
-            .filter_map(|spec| spec.origin.mcp_server().map(str::to_owned))
-            .collect();
-        let config = &self.hub.context.config;
-        let own: Vec<_> = definition
-            .mcp_servers
-            .iter()
-            .flatten()
-            .filter_map(|id| config.mcp_servers.get(id))
-            .chain(definition.direct_mcp_servers.values())
-            .filter(|server| !running.contains(&server.name))
-            .cloned()
-            .collect();
-        if own.is_empty() {
-            return None;
-        }
-        let (clients, report) = McpClients::start(own, &self.hub.context.workspace).await;
-        for failure in &report.failures {
-            tracing::warn!("sub-agent '{}': {failure}", definition.name);
-        }
-        for refused in clients.register_into(registry) {
-            tracing::warn!("an MCP tool is refused: {refused}");
-        }
-        Some(clients)
     }
 }
 
@@ -543,16 +501,6 @@ impl Child {
             worktree_note,
             last_event,
         }
-    }
-}
-
-/// Ends the worktree of a child that could not start (it changed nothing yet).
-async fn end_worktree(worktree: Option<AgentWorktree>) {
-    if let Some(note) = match worktree {
-        Some(worktree) => worktree.finish().await,
-        None => None,
-    } {
-        tracing::warn!("{note}");
     }
 }
 

@@ -101,6 +101,22 @@ pub fn render_definition(agent: &AgentConfig) -> String {
     if let Some(turns) = agent.max_turns {
         let _ = writeln!(out, "max turns: {turns}");
     }
+    if let Some(effort) = agent.effort {
+        let _ = writeln!(out, "effort: {}", effort.as_str());
+    }
+    if agent.isolation.is_some() {
+        let _ = writeln!(out, "isolation: worktree");
+    }
+    let hooks = &agent.hooks;
+    for (event, list) in [
+        ("PreToolUse", &hooks.pre_tool_use),
+        ("PostToolUse", &hooks.post_tool_use),
+    ] {
+        for hook in list {
+            let matcher = hook.matcher.as_deref().unwrap_or("*");
+            let _ = writeln!(out, "{event} hook ({matcher}): {}", hook.command);
+        }
+    }
     let _ = writeln!(
         out,
         "MCP servers: {}",

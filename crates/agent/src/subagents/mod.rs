@@ -22,6 +22,7 @@ mod choice;
 pub(crate) use choice::definition_model;
 pub mod listing;
 mod mailbox;
+mod own_servers;
 mod query;
 mod runs;
 mod session_tools;

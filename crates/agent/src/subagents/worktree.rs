@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use toolhost_config::Isolation;
 use toolhost_core::ToolError;
 use toolhost_exec::ProcessSpec;
 
@@ -31,13 +32,32 @@ pub(crate) struct AgentWorktree {
 }
 
 impl AgentWorktree {
-    /// Makes a worktree of the repository holding `workspace` for the run `run_id` of the
-    /// agent `agent`; refused when the workspace is not in a git repository or git fails.
-    pub(crate) async fn create(
+    /// The worktree of the run `run_id` of `agent` when its definition asks for one.
+    pub(crate) async fn for_run(
+        isolation: Option<Isolation>,
         workspace: &Path,
         agent: &str,
         run_id: &str,
-    ) -> Result<Self, ToolError> {
+    ) -> Result<Option<Self>, ToolError> {
+        match isolation {
+            Some(Isolation::Worktree) => Self::create(workspace, agent, run_id).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// What the sub-agent's system prompt says of where it works.
+    pub(crate) fn prompt_note(&self) -> String {
+        format!(
+            "\n\nYou work in a git worktree of your own, {} (branch {}): your changes stay \
+             there, apart from the workspace, until someone merges them.",
+            self.workspace.display(),
+            self.branch
+        )
+    }
+
+    /// Makes a worktree of the repository holding `workspace` for the run `run_id` of the
+    /// agent `agent`; refused when the workspace is not in a git repository or git fails.
+    async fn create(workspace: &Path, agent: &str, run_id: &str) -> Result<Self, ToolError> {
         let refuse = |why: String| {
             ToolError::new(format!(
                 "the agent '{agent}' works in a git worktree of its own (isolation: worktree), \
@@ -87,6 +107,15 @@ impl AgentWorktree {
             branch,
             start,
         })
+    }
+
+    /// Ends the worktree of a child that could not start (it changed nothing yet).
+    pub(crate) async fn end_unused(worktree: Option<Self>) {
+        if let Some(worktree) = worktree
+            && let Some(note) = worktree.finish().await
+        {
+            tracing::warn!("{note}");
+        }
     }
 
     /// Ends the worktree after the run: removed with its branch when nothing changed (no
