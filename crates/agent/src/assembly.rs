@@ -206,6 +206,7 @@ impl<'a> AgentSetup<'a> {
             .max_iterations(max_iterations)
             .todo_reminder_turns(self.config.todo.reminder_turns())
             .max_output_tokens(chosen.entry.max_output_tokens)
+            .reasoning_effort(self.agent.effort)
             .inbox(tools.subagents.inbox());
         if let Some(share) = self.config.agent_settings.compact_at {
             agent = agent.compact_at(share);

@@ -199,3 +199,21 @@ fn a_worktree_agent_works_apart_and_its_worktree_stays_only_when_it_changed_some
 
     git(&workspace, &["worktree", "remove", "--force", kept[0]]);
 }
+
+#[test]
+fn an_agent_run_at_the_top_level_asks_its_effort_and_reads_its_body_as_its_prompt() {
+    let fixture = Fixture::new();
+    write_file(
+        fixture.path(".claude/agents/team/quick.md"),
+        "---\nname: quick\ndescription: Answers fast.\neffort: low\n---\nAnswer in one line.\n",
+    );
+    let model = fixture.model(vec![Reply::text("Hi.").into()]);
+    let output = fixture
+        .run(&model, &["--agent", "quick", "Greet"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let request = &model.requests()[0];
+    assert_eq!(request.body["reasoning_effort"], "low");
+    assert!(last(request, "system").ends_with("Answer in one line."));
+}
