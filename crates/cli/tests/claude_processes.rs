@@ -92,6 +92,9 @@ fn a_headers_helper_gives_its_server_the_key_and_a_broken_one_leaves_only_its_se
     // Without the helper's header the server refuses: it is the helper that let `gated` in.
     assert!(stderr.contains("'nohelp'"), "{stderr}");
 
+    let (got, _) = succeeds(&workspace, &home, &["mcp", "get", "gated"]);
+    assert!(got.contains("headersHelper: bash helper.sh"), "{got}");
+
     let (called, _) = succeeds(
         &workspace,
         &home,
