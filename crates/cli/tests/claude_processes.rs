@@ -71,8 +71,18 @@ fn a_headers_helper_gives_its_server_the_key_and_a_broken_one_leaves_only_its_se
         ),
     );
 
+    // toolhost's own TOML takes it as `headers_helper`.
+    write(
+        &workspace.join(".toolhost/config.toml"),
+        &format!(
+            "[mcp_servers.own]\nurl = \"{url}\"\n\
+             headers_helper = \"printf '{{\\\"X-Api-Key\\\": \\\"%s\\\"}}' $(cat key.txt)\"\n"
+        ),
+    );
+
     let (tools, stderr) = succeeds(&workspace, &home, &["tools"]);
     assert!(tools.contains("mcp__gated__whoami"), "{tools}\n{stderr}");
+    assert!(tools.contains("mcp__own__whoami"), "{tools}\n{stderr}");
     for left_out in ["nohelp", "garbled", "failing"] {
         assert!(
             !tools.contains(&format!("mcp__{left_out}__")),

@@ -24,6 +24,7 @@ pub(super) struct FileMcpServer {
     url: Option<String>,
     headers: BTreeMap<String, String>,
     bearer_token_env: Option<String>,
+    headers_helper: Option<String>,
     enabled: Option<bool>,
     enabled_tools: Option<Vec<String>>,
     disabled_tools: Vec<String>,
@@ -137,6 +138,15 @@ pub(super) fn server_config(
             ));
         }
     };
+    let headers_helper = match (file.headers_helper, &transport) {
+        (Some(_), McpTransport::Stdio { .. }) => {
+            return Err(format!(
+                "{table}.headers_helper is for http and sse servers (it prints their headers); \
+                 a stdio server takes env"
+            ));
+        }
+        (helper, _) => helper.map(&mut expand),
+    };
     let seconds = |key: &str, value: Option<u64>, default: Duration| match value {
         Some(0) => Err(format!(
             "{table}.{key} of 0 seconds would stop every server: give at least 1"
@@ -157,6 +167,7 @@ pub(super) fn server_config(
     config.disabled_tools = file.disabled_tools;
     config.origin = origin;
     config.problem = problem;
+    config.headers_helper = headers_helper;
     Ok(config)
 }
 
@@ -175,6 +186,7 @@ pub(super) fn direct_server_config(
         ("url", file.url.is_some()),
         ("headers", !file.headers.is_empty()),
         ("bearer_token_env", file.bearer_token_env.is_some()),
+        ("headers_helper", file.headers_helper.is_some()),
         (
             "type",
             file.kind
@@ -355,6 +367,46 @@ mod tests {
         assert!(
             warnings[0].contains("'local' has a headersHelper, which only a remote"),
             "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_toml_headers_helper_expands_and_is_refused_on_a_stdio_server() {
+        let remote = FileMcpServer {
+            url: Some("https://x/mcp".into()),
+            headers_helper: Some("get-token --key ${TOKEN}".into()),
+            ..FileMcpServer::default()
+        };
+        let config = server_config(
+            "r",
+            "mcp_servers.r",
+            remote,
+            "o".into(),
+            Path::new("/w"),
+            &lookup,
+        )
+        .unwrap();
+        assert_eq!(
+            config.headers_helper.as_deref(),
+            Some("get-token --key secret")
+        );
+        let local = FileMcpServer {
+            command: Some("srv".into()),
+            headers_helper: Some("get-token".into()),
+            ..FileMcpServer::default()
+        };
+        let error = server_config(
+            "l",
+            "mcp_servers.l",
+            local,
+            "o".into(),
+            Path::new("/w"),
+            &lookup,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("mcp_servers.l.headers_helper is for http and sse"),
+            "{error}"
         );
     }
 
