@@ -20,7 +20,8 @@ const THINKING_BUDGETS: [(ReasoningEffort, u32); 4] = [
     (ReasoningEffort::Low, 2_048),
     (ReasoningEffort::Medium, 8_192),
     (ReasoningEffort::High, 16_384),
-    (ReasoningEffort::Max, 32_768),
+    // Below Opus 4's 32 000 output tokens with the answer's room added.
+    (ReasoningEffort::Max, 24_576),
 ];
 
 impl ReasoningEffort {
