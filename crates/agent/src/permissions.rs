@@ -102,13 +102,16 @@ impl Permissions {
     /// The permission system of a sub-agent: the same rules (those allowed for this session
     /// included), hooks, approver and audit trail, in `mode` — never looser than this one's
     /// (see [`stricter_mode`]) — with `deny` added, and the definition's own `hooks` after
-    /// this one's (they run only while the sub-agent runs).
+    /// this one's (they run only while the sub-agent runs). Every hook runs in `folder` when
+    /// given (the sub-agent's git worktree), in this one's workspace otherwise.
     pub fn for_child(
         &self,
         mode: PermissionMode,
         deny: &[PermissionRule],
         hooks: &HooksConfig,
+        folder: Option<&Path>,
     ) -> Self {
+        let workspace = folder.unwrap_or(&self.workspace);
         let mut rules = self.policy.rules().clone();
         for rule in self.policy.session_rules() {
             rules.push(RuleList::Allow, rule);
@@ -117,13 +120,12 @@ impl Permissions {
             rules.push(RuleList::Deny, rule.clone());
         }
         let mode = stricter_mode(self.mode(), mode);
-        let pre_tool_use = match (&self.pre_tool_use, hooks.pre_tool_use.is_empty()) {
-            (Some(parent), false) => Some(Arc::new(parent.with_more(hooks.pre_tool_use.clone()))),
-            (None, false) => Some(Arc::new(PreToolUseHooks::new(
-                hooks.pre_tool_use.clone(),
-                &self.workspace,
-            ))),
-            (parent, true) => parent.clone(),
+        let own = &hooks.pre_tool_use;
+        let pre_tool_use = match &self.pre_tool_use {
+            Some(parent) if folder.is_none() && own.is_empty() => Some(Arc::clone(parent)),
+            Some(parent) => Some(Arc::new(parent.with_more(own.clone(), workspace))),
+            None if own.is_empty() => None,
+            None => Some(Arc::new(PreToolUseHooks::new(own.clone(), workspace))),
         };
         let policy = Self::policy_of(
             mode,
@@ -135,12 +137,14 @@ impl Permissions {
         let policy = Arc::new(policy);
         // The child's hooks tell the child's mode.
         let post_tool_use = match &self.post_tool_use {
-            Some(parent) => Some(Arc::new(
-                parent.with_more(hooks.post_tool_use.clone(), Arc::clone(&policy)),
-            )),
+            Some(parent) => Some(Arc::new(parent.with_more(
+                hooks.post_tool_use.clone(),
+                Arc::clone(&policy),
+                workspace,
+            ))),
             None if !hooks.post_tool_use.is_empty() => Some(Arc::new(PostToolUseHooks::new(
                 hooks.post_tool_use.clone(),
-                &self.workspace,
+                workspace,
                 Arc::clone(&policy),
             ))),
             None => None,
@@ -151,7 +155,7 @@ impl Permissions {
             approver: Arc::clone(&self.approver),
             pre_tool_use,
             audit: self.audit.clone(),
-            workspace: self.workspace.clone(),
+            workspace: workspace.to_path_buf(),
         }
     }
 

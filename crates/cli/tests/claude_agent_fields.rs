@@ -131,7 +131,9 @@ fn a_worktree_agent_works_apart_and_its_worktree_stays_only_when_it_changed_some
     git(&workspace, &["commit", "-q", "-m", "start"]);
     write_file(
         fixture.path(".claude/agents/isolated.md"),
-        "---\nname: isolated\ndescription: Works apart.\nisolation: worktree\n---\nYou work apart.\n",
+        "---\nname: isolated\ndescription: Works apart.\nisolation: worktree\n\
+         hooks:\n  PostToolUse:\n    - matcher: Write\n      hooks:\n\
+         \x20       - {type: command, command: pwd > hook-pwd.txt}\n---\nYou work apart.\n",
     );
     let model = fixture.model(vec![
         Reply::tool_call(
@@ -192,6 +194,13 @@ fn a_worktree_agent_works_apart_and_its_worktree_stays_only_when_it_changed_some
     assert_eq!(
         std::fs::read_to_string(Path::new(kept[0]).join("new.txt")).unwrap(),
         "made apart\n"
+    );
+    // The agent's hook ran where the sub-agent works.
+    assert!(!workspace.join("hook-pwd.txt").exists());
+    let hook_pwd = std::fs::read_to_string(Path::new(kept[0]).join("hook-pwd.txt")).unwrap();
+    assert_eq!(
+        std::fs::canonicalize(hook_pwd.trim()).unwrap(),
+        std::fs::canonicalize(kept[0]).unwrap()
     );
     // Only the kept worktree's branch is left besides the workspace's own.
     let branches = git(&workspace, &["branch", "--list", "toolhost/*"]);

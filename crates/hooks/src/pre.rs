@@ -28,11 +28,12 @@ impl PreToolUseHooks {
         }
     }
 
-    /// These hooks and then `more` (a sub-agent definition's own), run in the same place.
-    pub fn with_more(&self, more: Vec<HookCommand>) -> Self {
+    /// These hooks and then `more` (a sub-agent definition's own), run in `workspace` (the
+    /// sub-agent's).
+    pub fn with_more(&self, more: Vec<HookCommand>, workspace: &Path) -> Self {
         Self {
             hooks: self.hooks.iter().cloned().chain(more).collect(),
-            runner: self.runner.clone(),
+            runner: HookRunner::new(workspace),
         }
     }
 }

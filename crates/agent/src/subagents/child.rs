@@ -111,17 +111,6 @@ impl SubAgents {
             .permission_mode
             .or(definition.permission_mode)
             .unwrap_or(parent_mode);
-        let permissions = self
-            .scope
-            .permissions
-            .for_child(asked, &[], &definition.hooks);
-        if permissions.mode() != asked {
-            notes.push(format!(
-                "permissionMode {asked} was asked, but a sub-agent is never looser than its \
-                 parent: it runs in {}",
-                permissions.mode()
-            ));
-        }
         let chosen = match &spec.resumed_model {
             Some((provider, model)) => self.resumed_provider(provider, model)?,
             None => self.child_provider(spec.model.as_deref().or(definition.model.as_deref()))?,
@@ -143,6 +132,22 @@ impl SubAgents {
                 return Err(error);
             }
         };
+        // Its hooks run where it works: a worktree's paths are not the workspace's.
+        let permissions = self.scope.permissions.for_child(
+            asked,
+            &[],
+            &definition.hooks,
+            worktree
+                .as_ref()
+                .map(|worktree| worktree.workspace.as_path()),
+        );
+        if permissions.mode() != asked {
+            notes.push(format!(
+                "permissionMode {asked} was asked, but a sub-agent is never looser than its \
+                 parent: it runs in {}",
+                permissions.mode()
+            ));
+        }
         let handle = SubAgents {
             hub: Arc::clone(hub),
             scope: Arc::new(Scope {
