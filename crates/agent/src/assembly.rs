@@ -14,6 +14,7 @@ use crate::permissions::Permissions;
 use crate::provider_connect::connect_provider;
 use crate::system_prompt::SystemPromptInputs;
 use crate::tool_set::{ToolSet, ToolSetBuilder, ToolSetError};
+use toolhost_catalog::agent_files::agent_prompt;
 use toolhost_config::model_choice::{
     ChosenProvider, ModelChoiceError, ModelFlags, choose_provider,
 };
@@ -56,6 +57,9 @@ pub enum AssemblyError {
         /// The built-in tools.
         builtins: Vec<String>,
     },
+    /// The agent's prompt (the body of its file) cannot be read.
+    #[error("{0}")]
+    Prompt(String),
 }
 
 impl AssemblyError {
@@ -191,9 +195,9 @@ impl<'a> AgentSetup<'a> {
         {
             system_prompt.push_str(&section);
         }
-        if let Some(body) = &self.agent.prompt {
+        if let Some(body) = agent_prompt(self.agent).map_err(AssemblyError::Prompt)? {
             system_prompt.push_str("\n\n");
-            system_prompt.push_str(body);
+            system_prompt.push_str(&body);
         }
         let for_mode = Arc::new(for_mode);
         tools.extensions.add_registry(Arc::clone(&for_mode));
@@ -202,6 +206,7 @@ impl<'a> AgentSetup<'a> {
             .max_iterations(max_iterations)
             .todo_reminder_turns(self.config.todo.reminder_turns())
             .max_output_tokens(chosen.entry.max_output_tokens)
+            .reasoning_effort(self.agent.effort)
             .inbox(tools.subagents.inbox());
         if let Some(share) = self.config.agent_settings.compact_at {
             agent = agent.compact_at(share);

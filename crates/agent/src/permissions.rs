@@ -1,7 +1,7 @@
 //! The permission system assembled from the configuration: the policy, its hooks and its
 //! audit trail, ready to install in a registry.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolhost_core::permission::{
@@ -10,7 +10,7 @@ use toolhost_core::permission::{
 use toolhost_core::{ResultHandler, ToolRegistryBuilder};
 
 use crate::audit_file::{AuditFileError, JsonLinesAudit};
-use toolhost_config::Config;
+use toolhost_config::{Config, HooksConfig};
 use toolhost_hooks::{PostToolUseHooks, PreToolUseHooks};
 
 /// The permission system of one session.
@@ -22,6 +22,8 @@ pub struct Permissions {
     approver: Arc<dyn Approver>,
     pre_tool_use: Option<Arc<PreToolUseHooks>>,
     audit: Option<Arc<JsonLinesAudit>>,
+    /// Where hooks run (a sub-agent's own hooks too).
+    workspace: PathBuf,
 }
 
 impl std::fmt::Debug for Permissions {
@@ -73,6 +75,7 @@ impl Permissions {
             approver,
             pre_tool_use,
             audit,
+            workspace: workspace.to_path_buf(),
         })
     }
 
@@ -98,8 +101,17 @@ impl Permissions {
 
     /// The permission system of a sub-agent: the same rules (those allowed for this session
     /// included), hooks, approver and audit trail, in `mode` — never looser than this one's
-    /// (see [`stricter_mode`]) — with `deny` added.
-    pub fn for_child(&self, mode: PermissionMode, deny: &[PermissionRule]) -> Self {
+    /// (see [`stricter_mode`]) — with `deny` added, and the definition's own `hooks` after
+    /// this one's (they run only while the sub-agent runs). Every hook runs in `folder` when
+    /// given (the sub-agent's git worktree), in this one's workspace otherwise.
+    pub fn for_child(
+        &self,
+        mode: PermissionMode,
+        deny: &[PermissionRule],
+        hooks: &HooksConfig,
+        folder: Option<&Path>,
+    ) -> Self {
+        let workspace = folder.unwrap_or(&self.workspace);
         let mut rules = self.policy.rules().clone();
         for rule in self.policy.session_rules() {
             rules.push(RuleList::Allow, rule);
@@ -108,24 +120,42 @@ impl Permissions {
             rules.push(RuleList::Deny, rule.clone());
         }
         let mode = stricter_mode(self.mode(), mode);
+        let own = &hooks.pre_tool_use;
+        let pre_tool_use = match &self.pre_tool_use {
+            Some(parent) if folder.is_none() && own.is_empty() => Some(Arc::clone(parent)),
+            Some(parent) => Some(Arc::new(parent.with_more(own.clone(), workspace))),
+            None if own.is_empty() => None,
+            None => Some(Arc::new(PreToolUseHooks::new(own.clone(), workspace))),
+        };
         let policy = Self::policy_of(
             mode,
             rules,
             &self.approver,
-            self.pre_tool_use.as_ref(),
+            pre_tool_use.as_ref(),
             self.audit.as_ref(),
         );
         let policy = Arc::new(policy);
+        // The child's hooks tell the child's mode.
+        let post_tool_use = match &self.post_tool_use {
+            Some(parent) => Some(Arc::new(parent.with_more(
+                hooks.post_tool_use.clone(),
+                Arc::clone(&policy),
+                workspace,
+            ))),
+            None if !hooks.post_tool_use.is_empty() => Some(Arc::new(PostToolUseHooks::new(
+                hooks.post_tool_use.clone(),
+                workspace,
+                Arc::clone(&policy),
+            ))),
+            None => None,
+        };
         Self {
-            // The child's hooks tell the child's mode.
-            post_tool_use: self
-                .post_tool_use
-                .as_ref()
-                .map(|hooks| Arc::new(hooks.for_policy(Arc::clone(&policy)))),
+            post_tool_use,
             policy,
             approver: Arc::clone(&self.approver),
-            pre_tool_use: self.pre_tool_use.clone(),
+            pre_tool_use,
             audit: self.audit.clone(),
+            workspace: workspace.to_path_buf(),
         }
     }
 

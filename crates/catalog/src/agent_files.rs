@@ -17,10 +17,12 @@
 //! You review code. Report bugs with file and line.
 //! ```
 //!
-//! The body is the agent's system prompt. Every key Claude Code documents is accepted; the
-//! ones toolhost has no use for yet (`color`, `effort`, `isolation`, `memory`, `hooks`,
-//! `initialPrompt`) are read and left unused, and any other key is ignored, with a warning
-//! when it looks like a misspelt known key. Claude Code's tool names (`Task`, `LS`,
+//! The body is the agent's system prompt. Every key Claude Code documents is accepted: `effort`
+//! becomes the sub-agent's reasoning effort, `hooks` hooks that run while it runs,
+//! `isolation: worktree` a git worktree of its own, inline `mcpServers` servers started for it
+//! alone; the ones toolhost has no use for (`color`, `memory`, `initialPrompt`) are read and
+//! left unused, and any other key is ignored, with a warning when it looks like a misspelt
+//! known key. Claude Code's tool names (`Task`, `LS`,
 //! `MultiEdit`, …) are put as toolhost names them ([`toolhost_config::claude_tools`]).
 //!
 //! One bad file never stops toolhost: a file that does not load is left out with one warning
@@ -34,6 +36,7 @@ use toolhost_config::claude_tools::toolhost_entry;
 use toolhost_config::{AgentConfig, Config, ConfigError, whole_tool_rule};
 use toolhost_core::permission::{PermissionMode, ToolSelection};
 
+use crate::agent_keys::{McpServers, claude_only_fields, mcp_server_entries};
 use crate::front_matter::{self, StringOrList};
 
 /// How deep sub-folders of an agents folder are looked into.
@@ -78,15 +81,6 @@ struct AgentFile {
     other: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
-/// `mcpServers`: names of configured servers, or (Claude Code) inline definitions keyed by
-/// their name.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum McpServers {
-    Line(String),
-    List(Vec<serde_yaml_ng::Value>),
-}
-
 /// The folders agent files are read from, in merge order (a later one wins).
 pub fn agent_folders(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let mut folders = Vec::new();
@@ -113,7 +107,8 @@ pub fn read_agent_files(
         markdown_files(&folder, 0, &mut files);
         files.sort();
         for path in files {
-            let text = match std::fs::read_to_string(&path) {
+            // The body is the prompt, read when the agent runs: start-up reads heads only.
+            let text = match front_matter::read_head(&path) {
                 Ok(text) => text,
                 Err(error) => {
                     config.warn(format!(
@@ -136,6 +131,8 @@ pub fn read_agent_files(
             for warning in warnings {
                 config.warn(warning);
             }
+            let mut agent = agent;
+            agent.body_file = Some(path.clone());
             if from_toml.contains(&agent.name) {
                 config.warn(format!(
                     "{}: the agent '{}' is also defined as [agents.{}] in the configuration, \
@@ -150,6 +147,32 @@ pub fn read_agent_files(
         }
     }
     Ok(())
+}
+
+/// The system prompt of `agent`: its `prompt`, or the body of its file read now (start-up
+/// read only the file's front matter). `Err` names the file and what went wrong.
+pub fn agent_prompt(agent: &AgentConfig) -> Result<Option<String>, String> {
+    if agent.prompt.is_some() {
+        return Ok(agent.prompt.clone());
+    }
+    let Some(path) = &agent.body_file else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        format!(
+            "cannot read the prompt of the agent '{}' from {}: {error}",
+            agent.name,
+            path.display()
+        )
+    })?;
+    let document = front_matter::parse::<serde::de::IgnoredAny>(path, &text).map_err(|error| {
+        format!(
+            "cannot read the prompt of the agent '{}': {error}",
+            agent.name
+        )
+    })?;
+    let body = document.body.trim();
+    Ok((!body.is_empty()).then(|| body.to_owned()))
 }
 
 /// The `.md` files below `folder`, hidden ones and folders left out.
@@ -265,29 +288,13 @@ pub fn agent_from_file(path: &Path, text: &str) -> Result<(AgentConfig, Vec<Stri
         })?);
     }
     if let Some(servers) = fields.mcp_servers {
-        let mut ids = Vec::new();
-        let entries = match servers {
-            McpServers::Line(line) => StringOrList::String(line)
-                .entries()
-                .into_iter()
-                .map(serde_yaml_ng::Value::String)
-                .collect(),
-            McpServers::List(entries) => entries,
-        };
-        for entry in entries {
-            match entry {
-                serde_yaml_ng::Value::String(id) => ids.push(id),
-                _ => warnings.push(format!(
-                    "{} mcpServers: an inline server definition is not started by toolhost; \
-                     define the server in .mcp.json or [mcp_servers.NAME] and list its name",
-                    at("mcpServers")
-                )),
-            }
-        }
         let origin = format!("{}:{}", path.display(), line_of("mcpServers"));
+        let (ids, inline) = mcp_server_entries(servers, &origin, &mut warnings);
         agent.set_server_origins(vec![origin; ids.len()]);
         agent.mcp_servers = Some(ids);
+        agent.direct_mcp_servers = inline;
     }
+    claude_only_fields(&mut agent, &fields.other, &at, &mut warnings);
     let body = document.body.trim();
     agent.prompt = (!body.is_empty()).then(|| body.to_owned());
     Ok((agent, warnings))
@@ -362,6 +369,20 @@ mod tests {
         assert_eq!(agent.skills, ["pdf"]);
         assert_eq!(agent.allowed_tools.unwrap().rules().len(), 2);
         assert_eq!(agent.disallowed_tools.unwrap().rules().len(), 1);
+    }
+
+    #[test]
+    fn start_up_reads_an_agent_files_head_and_its_prompt_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "---\nname: a\n---\nYou help.\n").unwrap();
+        assert_eq!(
+            front_matter::read_head(&path).unwrap(),
+            "---\nname: a\n---\n"
+        );
+        let mut agent = AgentConfig::named("a", "a.md:1".into());
+        agent.body_file = Some(path);
+        assert_eq!(agent_prompt(&agent).unwrap().as_deref(), Some("You help."));
     }
 
     #[test]

@@ -116,6 +116,32 @@ pub fn parse_with_literal_keys<T: DeserializeOwned + Default>(
     })
 }
 
+/// The head of the file `path`: its front matter, up to and with the line that closes it, and
+/// nothing of its body (which may be long and is not needed to know what the file defines).
+/// A file that does not open with `---` gives its first line only; one whose front matter is
+/// never closed gives it all, so that parsing it names the problem.
+pub fn read_head(path: &Path) -> std::io::Result<String> {
+    use std::io::BufRead as _;
+
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut head = String::new();
+    let mut line = String::new();
+    let mut first = true;
+    while reader.read_line(&mut line)? > 0 {
+        head.push_str(&line);
+        let trimmed = line.trim_start_matches('\u{feff}').trim_end();
+        if first && trimmed != "---" {
+            break;
+        }
+        if !first && matches!(trimmed, "---" | "...") {
+            break;
+        }
+        first = false;
+        line.clear();
+    }
+    Ok(head)
+}
+
 /// `yaml` with the plain values of `keys` single-quoted, line for line (so lines keep their
 /// numbers).
 fn quote_literal_values(yaml: &str, keys: &[&str]) -> String {

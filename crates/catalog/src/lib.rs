@@ -24,6 +24,7 @@
 //! ```
 
 pub mod agent_files;
+mod agent_keys;
 pub mod front_matter;
 pub mod plugins;
 pub mod skills;
@@ -42,5 +43,7 @@ pub fn load_config(sources: &ConfigSources) -> Result<Config, ConfigError> {
     read_agent_files(&mut config, &sources.workspace, sources.home.as_deref())?;
     plugins::load_plugins(&mut config, &sources.workspace, sources.home.as_deref());
     config.check_agents()?;
+    // Last: the servers and hooks of every file above get Claude Code's settings `env`.
+    config.spread_settings_env();
     Ok(config)
 }

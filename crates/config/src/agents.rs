@@ -7,7 +7,7 @@
 //! same name, as `[mcp_servers.NAME]` does.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::mcp_server::McpServerConfig;
 use serde::Deserialize;
@@ -16,7 +16,7 @@ use toolhost_core::permission::{PermissionMode, PermissionRule, ToolSelection};
 use toolhost_core::{ToolRegistry, ToolSpec};
 
 use super::mcp::{FileMcpServer, Lookup, direct_server_config};
-use super::{Config, ConfigError};
+use super::{Config, ConfigError, HooksConfig, ReasoningEffort};
 
 /// The agent a command runs as when `--agent` does not say: the top-level agent.
 pub const MAIN_AGENT: &str = "main";
@@ -58,8 +58,12 @@ pub struct AgentConfig {
     /// never offered, even when `allowed_tools` or its parent has them.
     pub disallowed_tools: Option<ToolSelection>,
     /// The system prompt of the agent as a sub-agent (`prompt`, or a Markdown definition's
-    /// body), added after toolhost's own.
+    /// body), added after toolhost's own. `None` with [`Self::body_file`] set: the body is
+    /// in that file, read when the agent runs or is shown.
     pub prompt: Option<String>,
+    /// The Markdown file whose body is the prompt, when start-up read only its front matter
+    /// (hundreds of agent files cost their heads, not their bodies).
+    pub body_file: Option<PathBuf>,
     /// The model a sub-agent of this definition asks: a `[providers.NAME]`, `PROVIDER/MODEL`,
     /// a model name on the parent's provider; `None` or `inherit`: the parent's model.
     pub model: Option<String>,
@@ -71,6 +75,15 @@ pub struct AgentConfig {
     pub skills: Vec<String>,
     /// Whether `spawn_agent` runs it in the background unless the call says otherwise.
     pub background: bool,
+    /// How hard the model of a sub-agent of this definition thinks (Claude Code's `effort`);
+    /// `None`: the provider's default.
+    pub effort: Option<ReasoningEffort>,
+    /// `isolation: worktree`: a sub-agent of this definition works in a git worktree of its
+    /// own; `None`: in the workspace.
+    pub isolation: Option<Isolation>,
+    /// Command hooks that run only while a sub-agent of this definition runs, after its
+    /// parent's (Claude Code's front-matter `hooks`).
+    pub hooks: HooksConfig,
     /// Where it was configured (`path:line`); `None` for the implicit [`MAIN_AGENT`].
     pub origin: Option<String>,
     /// Where each id of `mcp_servers` was written, to name it when it is unknown.
@@ -92,11 +105,15 @@ impl AgentConfig {
             direct_mcp_servers: BTreeMap::new(),
             disallowed_tools: None,
             prompt: None,
+            body_file: None,
             model: None,
             permission_mode: None,
             max_turns: None,
             skills: Vec::new(),
             background: false,
+            effort: None,
+            isolation: None,
+            hooks: HooksConfig::default(),
             origin: None,
             server_origins: Vec::new(),
         }
@@ -159,6 +176,14 @@ impl AgentConfig {
             .as_ref()
             .is_none_or(|ids| ids.iter().any(|listed| listed == id))
     }
+}
+
+/// Where a sub-agent works when not in the workspace itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// A git worktree of the workspace's repository, made for the run: removed when the run
+    /// ends without changes, kept (and named in the result) when it has some.
+    Worktree,
 }
 
 /// `--agent NAME` names no agent.

@@ -11,7 +11,8 @@
 //! remembering its file and line, with Claude Code's tool names (`Task(…)`, `LS(…)`) put as
 //! toolhost names them; `permissions.defaultMode` (`dontAsk` asks here);
 //! `permissions.additionalDirectories` (folders the tools may read and write besides the
-//! workspace); `env` (variables every Bash command gets); and the command hooks of the events
+//! workspace); `env` (variables every process toolhost starts gets: Bash's commands, stdio MCP
+//! servers, command hooks; see [`Config::settings_env`]); and the command hooks of the events
 //! toolhost has (`PreToolUse`, `PostToolUse`, `PreCompact`). Hooks of other events are named
 //! in a warning. These are Claude Code's files: nothing in them stops a command. A file that
 //! is not JSON, a rule that does not parse, a hook without a command is left out with a
@@ -26,7 +27,7 @@ use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 
 use crate::claude_tools::toolhost_entry;
 use crate::load::compile_matcher;
-use crate::{Config, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand};
+use crate::{Config, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand, HooksConfig};
 
 /// The settings files of Claude Code, in the order they are merged (a later one wins).
 pub fn claude_settings_paths(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
@@ -183,7 +184,8 @@ impl Config {
                 serde_json::Value::String(text) => text,
                 other => other.to_string(),
             };
-            self.shell.env.insert(name, value);
+            self.shell.env.insert(name.clone(), value.clone());
+            self.settings_env.insert(name, value);
         }
         for (event, groups) in settings.hooks {
             self.merge_claude_hooks(&event, groups, &at);
@@ -192,11 +194,7 @@ impl Config {
 
     /// Adds `hook` to the hooks of `event`.
     pub fn add_hook(&mut self, event: HookEvent, hook: HookCommand) {
-        match event {
-            HookEvent::PreToolUse => self.hooks.pre_tool_use.push(hook),
-            HookEvent::PostToolUse => self.hooks.post_tool_use.push(hook),
-            HookEvent::PreCompact => self.hooks.pre_compact.push(hook),
-        }
+        self.hooks.add(event, hook);
     }
 
     fn merge_claude_hooks(
@@ -210,6 +208,17 @@ impl Config {
             self.add_hook(event, hook);
         }
         self.warnings.extend(problems);
+    }
+}
+
+impl HooksConfig {
+    /// Adds `hook` to the hooks of `event`.
+    pub fn add(&mut self, event: HookEvent, hook: HookCommand) {
+        match event {
+            HookEvent::PreToolUse => self.pre_tool_use.push(hook),
+            HookEvent::PostToolUse => self.post_tool_use.push(hook),
+            HookEvent::PreCompact => self.pre_compact.push(hook),
+        }
     }
 }
 
@@ -312,6 +321,7 @@ fn event_hooks(
                         .timeout
                         .filter(|seconds| *seconds > 0)
                         .map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
+                    env: BTreeMap::new(),
                 },
             ));
         }

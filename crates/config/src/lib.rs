@@ -31,6 +31,7 @@
 mod agents;
 pub mod claude_settings;
 pub mod claude_tools;
+pub mod effort;
 pub mod keys;
 mod load;
 pub mod local_rules;
@@ -51,9 +52,10 @@ use std::time::Duration;
 use regex::Regex;
 use toolhost_core::permission::{PermissionMode, RuleSet};
 
-pub use agents::{AgentConfig, MAIN_AGENT, UnknownAgent, whole_tool_rule};
+pub use agents::{AgentConfig, Isolation, MAIN_AGENT, UnknownAgent, whole_tool_rule};
+pub use effort::ReasoningEffort;
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
-pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json};
+pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json, claude_mcp_server};
 pub use mcp_server::{McpOAuth, McpServerConfig, McpTransport};
 pub use providers::{
     AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
@@ -104,6 +106,11 @@ pub struct Config {
     pub plugins: plugins::PluginsConfig,
     /// `[todo]`: when the model is reminded of its open todo list.
     pub todo: TodoConfig,
+    /// The `env` of Claude Code's settings files (a later file wins for one name): variables
+    /// the processes toolhost starts for the user get, as in Claude Code — Bash's commands (through
+    /// [`ShellConfig::env`], where `[shell.env]` wins), stdio MCP servers (their own `env`
+    /// wins) and command hooks. [`Config::spread_settings_env`] hands them out.
+    pub settings_env: BTreeMap<String, String>,
     /// Where each single value came from (`permissions.mode` → `--mode`), for `config show`.
     sources: BTreeMap<&'static str, String>,
     /// The files that were read, in order.
@@ -138,6 +145,43 @@ impl Config {
     /// The merged configuration as TOML, each value followed by where it came from.
     pub fn show(&self) -> String {
         show::render(self)
+    }
+
+    /// Gives [`Config::settings_env`] to every stdio MCP server (the user's and each agent's
+    /// own, a server's own `env` winning) and every command hook (the agents' too); call it
+    /// once everything is merged, so that servers and hooks found after the settings files
+    /// (TOML layers, agent files, plugins) get it too.
+    pub fn spread_settings_env(&mut self) {
+        if self.settings_env.is_empty() {
+            return;
+        }
+        let env = &self.settings_env;
+        let agent_servers = self
+            .agents
+            .values_mut()
+            .flat_map(|agent| agent.direct_mcp_servers.values_mut());
+        for server in self.mcp_servers.values_mut().chain(agent_servers) {
+            if let McpTransport::Stdio { env: own, .. } = &mut server.transport {
+                for (name, value) in env {
+                    own.entry(name.clone()).or_insert_with(|| value.clone());
+                }
+            }
+        }
+        let agent_hooks = self.agents.values_mut().map(|agent| &mut agent.hooks);
+        for hooks in std::iter::once(&mut self.hooks).chain(agent_hooks) {
+            for hook in hooks
+                .pre_tool_use
+                .iter_mut()
+                .chain(&mut hooks.post_tool_use)
+                .chain(&mut hooks.pre_compact)
+            {
+                for (name, value) in env {
+                    hook.env
+                        .entry(name.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
+        }
     }
 }
 
@@ -336,6 +380,9 @@ pub struct HookCommand {
     pub timeout: Duration,
     /// Where it was configured (`path:line`).
     pub origin: String,
+    /// Variables its process gets besides the clean environment (Claude Code's settings
+    /// `env`, see [`Config::settings_env`]).
+    pub env: BTreeMap<String, String>,
 }
 
 impl HookCommand {

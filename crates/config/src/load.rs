@@ -432,6 +432,7 @@ impl Config {
                     command,
                     timeout: timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
                     origin: origin(start),
+                    env: BTreeMap::new(),
                 });
             }
         }

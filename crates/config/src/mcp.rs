@@ -24,6 +24,7 @@ pub(super) struct FileMcpServer {
     url: Option<String>,
     headers: BTreeMap<String, String>,
     bearer_token_env: Option<String>,
+    headers_helper: Option<String>,
     enabled: Option<bool>,
     enabled_tools: Option<Vec<String>>,
     disabled_tools: Vec<String>,
@@ -179,6 +180,15 @@ pub(super) fn server_config(
             ));
         }
     };
+    let headers_helper = match (file.headers_helper, &transport) {
+        (Some(_), McpTransport::Stdio { .. }) => {
+            return Err(format!(
+                "{table}.headers_helper is for http and sse servers (it prints their headers); \
+                 a stdio server takes env"
+            ));
+        }
+        (helper, _) => helper.map(&mut expand),
+    };
     let seconds = |key: &str, value: Option<u64>, default: Duration| match value {
         Some(0) => Err(format!(
             "{table}.{key} of 0 seconds would stop every server: give at least 1"
@@ -218,6 +228,7 @@ pub(super) fn server_config(
     config.disabled_tools = file.disabled_tools;
     config.origin = origin;
     config.problem = problem;
+    config.headers_helper = headers_helper;
     Ok(config)
 }
 
@@ -236,6 +247,7 @@ pub(super) fn direct_server_config(
         ("url", file.url.is_some()),
         ("headers", !file.headers.is_empty()),
         ("bearer_token_env", file.bearer_token_env.is_some()),
+        ("headers_helper", file.headers_helper.is_some()),
         (
             "type",
             file.kind
@@ -264,6 +276,33 @@ fn expand_map(
     map.into_iter()
         .map(|(key, value)| (key, expand(value)))
         .collect()
+}
+
+/// One server as Claude Code writes it (an entry of `.mcp.json`'s `mcpServers`, or an inline
+/// server of an agent file's `mcpServers`), `${VAR}` expanded; `Err` says why it cannot be
+/// used. `origin` names where it is written (`path:line`).
+pub fn claude_mcp_server(
+    name: &str,
+    entry: serde_json::Value,
+    origin: String,
+    lookup: Lookup<'_>,
+) -> Result<McpServerConfig, String> {
+    let server: ClaudeMcpServer = serde_json::from_value(entry)
+        .map_err(|error| format!("the server '{name}' does not read as a server: {error}"))?;
+    let headers_helper = server.headers_helper.clone();
+    // Claude Code's entries have no `cwd`: the workspace is never joined.
+    let mut config = server_config(
+        name,
+        &format!("mcpServers.{name}"),
+        server.into(),
+        origin,
+        Path::new(""),
+        lookup,
+    )?;
+    if !matches!(config.transport, McpTransport::Stdio { .. }) {
+        config.headers_helper = headers_helper;
+    }
+    Ok(config)
 }
 
 /// The usable servers of a `.mcp.json`, and a warning for each one left out.
@@ -295,13 +334,7 @@ pub fn claude_mcp_json(
     for (name, server) in file.mcp_servers {
         let line = line_of(&name);
         let origin = format!("{}:{}", path.display(), line.unwrap_or(1));
-        if server.headers_helper.is_some() {
-            warnings.push(format!(
-                "{origin}: the server '{name}' has a headersHelper, which toolhost does not run: \
-                 it starts without those headers (write them under \"headers\", with ${{VAR}} \
-                 for secrets)"
-            ));
-        }
+        let headers_helper = server.headers_helper.clone();
         match server_config(
             &name,
             &format!("mcp_servers.{name}"),
@@ -310,7 +343,19 @@ pub fn claude_mcp_json(
             workspace,
             lookup,
         ) {
-            Ok(server) => servers.push(server),
+            Ok(mut server) => {
+                if let Some(helper) = headers_helper {
+                    if matches!(server.transport, McpTransport::Stdio { .. }) {
+                        warnings.push(format!(
+                            "{origin}: the server '{name}' has a headersHelper, which only a \
+                             remote (http or sse) server uses; it is ignored"
+                        ));
+                    } else {
+                        server.headers_helper = Some(helper);
+                    }
+                }
+                servers.push(server);
+            }
             Err(message) => {
                 warnings.push(format!(
                     "{origin}: {message}; the server '{name}' is left out"
@@ -392,6 +437,64 @@ mod tests {
             warnings[0].contains("OAuth logins are for Streamable HTTP servers")
                 && warnings[0].contains("the server 'local' is left out"),
             "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_headers_helper_is_kept_for_a_remote_server_and_ignored_for_stdio() {
+        let text = r#"{"mcpServers": {
+  "remote": {"type": "http", "url": "https://x/mcp", "headersHelper": "get-token"},
+  "local": {"command": "srv", "headersHelper": "get-token"}
+}}"#;
+        let (servers, warnings) =
+            claude_mcp_json(Path::new(".mcp.json"), text, Path::new("/w"), &lookup).unwrap();
+        assert_eq!(servers[0].name, "local");
+        assert_eq!(servers[0].headers_helper, None);
+        assert_eq!(servers[1].headers_helper.as_deref(), Some("get-token"));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("'local' has a headersHelper, which only a remote"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_toml_headers_helper_expands_and_is_refused_on_a_stdio_server() {
+        let remote = FileMcpServer {
+            url: Some("https://x/mcp".into()),
+            headers_helper: Some("get-token --key ${TOKEN}".into()),
+            ..FileMcpServer::default()
+        };
+        let config = server_config(
+            "r",
+            "mcp_servers.r",
+            remote,
+            "o".into(),
+            Path::new("/w"),
+            &lookup,
+        )
+        .unwrap();
+        assert_eq!(
+            config.headers_helper.as_deref(),
+            Some("get-token --key secret")
+        );
+        let local = FileMcpServer {
+            command: Some("srv".into()),
+            headers_helper: Some("get-token".into()),
+            ..FileMcpServer::default()
+        };
+        let error = server_config(
+            "l",
+            "mcp_servers.l",
+            local,
+            "o".into(),
+            Path::new("/w"),
+            &lookup,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("mcp_servers.l.headers_helper is for http and sse"),
+            "{error}"
         );
     }
 

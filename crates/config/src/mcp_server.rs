@@ -35,6 +35,10 @@ pub struct McpServerConfig {
     /// Why the entry cannot be used although it parsed (a `${VAR}` that is not set):
     /// reported when the servers start, like a server that fails.
     pub problem: Option<String>,
+    /// `headersHelper` (Claude Code's `.mcp.json`, remote servers): a shell command run each
+    /// time toolhost connects, whose stdout, a JSON object of header names and values, is
+    /// sent over `headers` (short-lived tokens a script fetches).
+    pub headers_helper: Option<String>,
     /// `[mcp_servers.NAME.oauth]`: how `toolhost mcp login` registers with a remote server's
     /// authorization server, and the secret a confidential client refreshes with.
     pub oauth: McpOAuth,
@@ -75,6 +79,7 @@ impl McpServerConfig {
             origin: String::new(),
             problem: None,
             oauth: McpOAuth::default(),
+            headers_helper: None,
         }
     }
 

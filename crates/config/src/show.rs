@@ -554,6 +554,9 @@ fn server_values(out: &mut String, server: &McpServerConfig) {
             if let Some(variable) = bearer_token_env {
                 let _ = writeln!(out, "bearer_token_env = {}", quote(variable));
             }
+            if let Some(helper) = &server.headers_helper {
+                let _ = writeln!(out, "headers_helper = {}", quote(helper));
+            }
         }
         // Built-in providers are not configuration: nothing to show.
         McpTransport::InProcess => {}

@@ -95,8 +95,11 @@ impl HookRunner {
             Ok(bytes) => bytes,
             Err(error) => return RawHookRun::Failed(format!("cannot encode its input: {error}")),
         };
-        let outcome = ProcessSpec::bash(&hook.command)
-            .working_dir(&self.workspace)
+        let mut spec = ProcessSpec::bash(&hook.command).working_dir(&self.workspace);
+        for (name, value) in &hook.env {
+            spec = spec.env(name, value);
+        }
+        let outcome = spec
             .env("TOOLHOST_WORKSPACE", &self.workspace)
             .env("TOOLHOST_HOOK_EVENT", event)
             .timeout(hook.timeout)

@@ -33,11 +33,17 @@ impl PostToolUseHooks {
         }
     }
 
-    /// The same hooks, told the mode of `policy` (a sub-agent's).
-    pub fn for_policy(&self, policy: Arc<PermissionPolicy>) -> Self {
+    /// These hooks and then `more` (a sub-agent definition's own), told the mode of `policy`,
+    /// run in `workspace` (the sub-agent's).
+    pub fn with_more(
+        &self,
+        more: Vec<HookCommand>,
+        policy: Arc<PermissionPolicy>,
+        workspace: &Path,
+    ) -> Self {
         Self {
-            hooks: self.hooks.clone(),
-            runner: self.runner.clone(),
+            hooks: self.hooks.iter().cloned().chain(more).collect(),
+            runner: HookRunner::new(workspace),
             policy,
         }
     }

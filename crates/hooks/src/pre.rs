@@ -27,6 +27,15 @@ impl PreToolUseHooks {
             runner: HookRunner::new(workspace),
         }
     }
+
+    /// These hooks and then `more` (a sub-agent definition's own), run in `workspace` (the
+    /// sub-agent's).
+    pub fn with_more(&self, more: Vec<HookCommand>, workspace: &Path) -> Self {
+        Self {
+            hooks: self.hooks.iter().cloned().chain(more).collect(),
+            runner: HookRunner::new(workspace),
+        }
+    }
 }
 
 #[async_trait::async_trait]

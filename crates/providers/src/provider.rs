@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
+use toolhost_config::ReasoningEffort;
 use toolhost_core::ToolSpec;
 use toolhost_core::conversation::{AssistantMessage, Message};
 
@@ -28,6 +29,9 @@ pub struct ModelRequest {
     pub deferred_tools: Arc<BTreeSet<String>>,
     /// The most tokens the answer may have; `None` uses the provider's configured default.
     pub max_output_tokens: Option<u32>,
+    /// How hard the model should think (a sub-agent's `effort`); `None` sends nothing, so
+    /// the model's own default applies.
+    pub reasoning_effort: Option<ReasoningEffort>,
 }
 
 /// What a provider reports while a response streams in.

@@ -186,6 +186,7 @@ pub fn sample_request() -> crate::ModelRequest {
         tools: vec![read, grep].into(),
         deferred_tools: std::sync::Arc::default(),
         max_output_tokens: Some(512),
+        reasoning_effort: None,
     }
 }
 
@@ -241,5 +242,6 @@ pub fn deferred_search_request() -> crate::ModelRequest {
                 .into(),
         ),
         max_output_tokens: None,
+        reasoning_effort: None,
     }
 }

@@ -7,7 +7,8 @@
 //! a free local port ([`free_port`]), and the registry packages `tests/mcp-clients/setup.sh`
 //! installs ([`node_modules`], [`node`], [`EverythingHttp`], …), and [`EchoShell`], a
 //! stand-in for the Bash tool in permission tests, [`ReplayServer`], which replays canned HTTP
-//! responses byte for byte, [`StaticServer`], which serves fixed files (a skill hub), and [`test_tools`], small tools that each
+//! responses byte for byte, [`StaticServer`], which serves fixed files (a skill hub), [`HeaderGatedMcpServer`], an MCP
+//! server behind an API-key header, and [`test_tools`], small tools that each
 //! exercise one part of the tool contract. A fixture only one crate's
 //! tests use stays in that crate's `tests/support`.
 //!
@@ -67,6 +68,7 @@
 
 pub mod echo_shell;
 pub mod files;
+pub mod header_mcp_server;
 pub mod home_and_workspace;
 pub mod mock_model;
 pub mod node_packages;
@@ -76,9 +78,11 @@ pub mod processes;
 pub mod replay_server;
 pub mod static_server;
 pub mod test_tools;
+mod tiny_mcp;
 
 pub use echo_shell::{EchoShell, EchoShellParams};
 pub use files::{CONFIG_FILE, copy_tree, write_file, write_project_config};
+pub use header_mcp_server::HeaderGatedMcpServer;
 pub use home_and_workspace::HomeAndWorkspace;
 pub use mock_model::{
     Fault, MockModel, RecordedRequest, Reply, Step, Stop, WireFormat, response_body, sse_frames,

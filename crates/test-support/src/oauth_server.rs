@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
 use crate::static_server::ThreadServer;
+use crate::tiny_mcp::{answer, json_answer, plain};
 
 /// How the server behaves.
 #[derive(Clone, Debug)]
@@ -360,54 +361,26 @@ fn mcp(shared: &Shared, method: &Method, headers: &HeaderMap, body: &[u8]) -> Re
         }
         return response;
     };
-    if method != Method::POST {
-        return plain(StatusCode::METHOD_NOT_ALLOWED, "POST only");
-    }
-    let message: Value = serde_json::from_slice(body).unwrap_or_default();
-    let Some(id) = message.get("id").cloned() else {
-        return plain(StatusCode::ACCEPTED, "");
-    };
-    let result = match message["method"].as_str().unwrap_or("") {
-        "initialize" => json!({
-            "protocolVersion": message["params"]["protocolVersion"].as_str().unwrap_or("2025-06-18"),
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "protected", "version": "1.0.0"}
-        }),
-        "tools/list" => {
-            json!({"tools": [{"name": "whoami", "description": "Says which token called.",
-                                          "inputSchema": {"type": "object", "properties": {}}}]})
-        }
-        "tools/call" => {
-            if let Some(needed) = &shared.options.call_scope
-                && !scope.split_whitespace().any(|granted| granted == needed)
-            {
-                let challenge = format!(
-                    "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
-                    shared.base
-                );
-                let mut response = plain(StatusCode::FORBIDDEN, "insufficient scope");
-                if let Ok(value) = challenge.parse() {
-                    response
-                        .headers_mut()
-                        .insert(header::WWW_AUTHENTICATE, value);
-                }
-                return response;
-            }
-            json!({"content": [{"type": "text", "text": format!("called with {token}")}]})
-        }
-        "ping" => json!({}),
-        other => {
-            return json_answer(
-                StatusCode::OK,
-                &json!({"jsonrpc": "2.0", "id": id,
-                        "error": {"code": -32601, "message": format!("no method {other}")}}),
+    let tool = json!({"name": "whoami", "description": "Says which token called.",
+                      "inputSchema": {"type": "object", "properties": {}}});
+    answer(method, body, "protected", tool, || {
+        if let Some(needed) = &shared.options.call_scope
+            && !scope.split_whitespace().any(|granted| granted == needed)
+        {
+            let challenge = format!(
+                "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+                shared.base
             );
+            let mut response = plain(StatusCode::FORBIDDEN, "insufficient scope");
+            if let Ok(value) = challenge.parse() {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, value);
+            }
+            return Err(Box::new(response));
         }
-    };
-    json_answer(
-        StatusCode::OK,
-        &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-    )
+        Ok(json!({"content": [{"type": "text", "text": format!("called with {token}")}]}))
+    })
 }
 
 fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Grants> {
@@ -424,20 +397,4 @@ fn encode(text: &str) -> String {
 
 fn oauth_error(error: &str) -> Response {
     json_answer(StatusCode::BAD_REQUEST, &json!({"error": error}))
-}
-
-fn json_answer(status: StatusCode, value: &Value) -> Response {
-    let mut response = Response::new(Body::from(value.to_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Response {
-    let mut response = Response::new(Body::from(text));
-    *response.status_mut() = status;
-    response
 }

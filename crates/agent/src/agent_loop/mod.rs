@@ -87,6 +87,7 @@ pub struct AgentLoop {
     system_prompt: String,
     max_iterations: usize,
     max_output_tokens: Option<u32>,
+    reasoning_effort: Option<toolhost_config::ReasoningEffort>,
     session: Arc<SessionInfo>,
     transcript: Option<Arc<dyn Transcript>>,
     compaction: CompactionPolicy,
@@ -167,6 +168,7 @@ impl AgentLoop {
             system_prompt: system_prompt.into(),
             max_iterations: DEFAULT_MAX_ITERATIONS,
             max_output_tokens: None,
+            reasoning_effort: None,
             session: Arc::new(session),
             transcript: None,
             compaction,
@@ -237,6 +239,13 @@ impl AgentLoop {
     #[must_use]
     pub fn max_output_tokens(mut self, tokens: Option<u32>) -> Self {
         self.max_output_tokens = tokens;
+        self
+    }
+
+    /// How hard the model thinks (a sub-agent's `effort`; the provider's default otherwise).
+    #[must_use]
+    pub fn reasoning_effort(mut self, effort: Option<toolhost_config::ReasoningEffort>) -> Self {
+        self.reasoning_effort = effort;
         self
     }
 
@@ -689,6 +698,7 @@ impl AgentLoop {
             tools: offered.tools,
             deferred_tools: offered.deferred,
             max_output_tokens: self.max_output_tokens,
+            reasoning_effort: self.reasoning_effort,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));
         let sink = self.stream_sink(events, &last_attempt);

@@ -15,13 +15,15 @@ use super::runs::{RunRecord, RunStatus};
 use super::{Scope, SubAgents, lock};
 use toolhost_config::providers::DEFAULT_MAX_ITERATIONS;
 
+use super::worktree::AgentWorktree;
 use crate::agent_loop::{AgentEvent, AgentEventSink, AgentLoop, Inbox, RunOutcome, Transcript};
 use crate::offered_registry::OfferedRegistry;
 use crate::provider_connect::connect_provider;
 use crate::session_record::{RecordedSession, turn_context};
 use crate::system_prompt::SystemPromptInputs;
+use crate::tool_set::worktree_tools;
+use toolhost_catalog::agent_files::agent_prompt;
 use toolhost_config::AgentConfig;
-use toolhost_config::model_choice::ChosenProvider;
 
 /// What the model tells a child about its place, after toolhost's own prompt.
 const CHILD_ROLE: &str = "You are a sub-agent: another agent gave you the task in the user's \
@@ -64,6 +66,8 @@ pub(crate) struct Child {
     /// Kept alive while the child runs (its scope refers to it weakly).
     registry: Arc<ToolRegistry>,
     extra_mcp: Option<Arc<McpClients>>,
+    /// Its git worktree (`isolation: worktree`), ended with the run.
+    worktree: Option<AgentWorktree>,
 }
 
 /// How a child's run ended.
@@ -71,6 +75,8 @@ pub(crate) struct ChildEnd {
     pub(crate) outcome: RunOutcome,
     pub(crate) turns: usize,
     pub(crate) usage: Usage,
+    /// Where its changes are, when it worked in a git worktree and changed something.
+    pub(crate) worktree_note: Option<String>,
     /// The child's last `RunEnd`, not yet told to the front end: whoever ran the child tells
     /// it once the run's end is settled ([`SubAgents::tell_end`]).
     last_event: Option<AgentEvent>,
@@ -105,14 +111,6 @@ impl SubAgents {
             .permission_mode
             .or(definition.permission_mode)
             .unwrap_or(parent_mode);
-        let permissions = self.scope.permissions.for_child(asked, &[]);
-        if permissions.mode() != asked {
-            notes.push(format!(
-                "permissionMode {asked} was asked, but a sub-agent is never looser than its \
-                 parent: it runs in {}",
-                permissions.mode()
-            ));
-        }
         let chosen = match &spec.resumed_model {
             Some((provider, model)) => self.resumed_provider(provider, model)?,
             None => self.child_provider(spec.model.as_deref().or(definition.model.as_deref()))?,
@@ -120,6 +118,36 @@ impl SubAgents {
         let provider = connect_provider(&chosen).map_err(|error| refuse(error.to_string()))?;
 
         let record = self.reserve(&definition.name, &spec, background, depth, cancel)?;
+        let worktree = match AgentWorktree::for_run(
+            definition.isolation,
+            &hub.context.workspace,
+            &definition.name,
+            &record.id,
+        )
+        .await
+        {
+            Ok(worktree) => worktree,
+            Err(error) => {
+                record.fail_to_start(&error.to_string());
+                return Err(error);
+            }
+        };
+        // Its hooks run where it works: a worktree's paths are not the workspace's.
+        let permissions = self.scope.permissions.for_child(
+            asked,
+            &[],
+            &definition.hooks,
+            worktree
+                .as_ref()
+                .map(|worktree| worktree.workspace.as_path()),
+        );
+        if permissions.mode() != asked {
+            notes.push(format!(
+                "permissionMode {asked} was asked, but a sub-agent is never looser than its \
+                 parent: it runs in {}",
+                permissions.mode()
+            ));
+        }
         let handle = SubAgents {
             hub: Arc::clone(hub),
             scope: Arc::new(Scope {
@@ -137,7 +165,7 @@ impl SubAgents {
                 &definition,
                 &spec,
                 &permissions,
-                &chosen,
+                worktree.as_ref(),
                 &mut notes,
             )
             .await;
@@ -145,6 +173,7 @@ impl SubAgents {
             Ok(built) => built,
             Err(error) => {
                 record.fail_to_start(&error.to_string());
+                AgentWorktree::end_unused(worktree).await;
                 return Err(error);
             }
         };
@@ -158,6 +187,7 @@ impl SubAgents {
         let mut agent = AgentLoop::new(provider, Arc::clone(&offered), prompt)
             .max_iterations(max_iterations)
             .max_output_tokens(chosen.entry.max_output_tokens)
+            .reasoning_effort(definition.effort)
             .inbox(handle.inbox());
         if let Some(share) = hub.context.config.agent_settings.compact_at {
             agent = agent.compact_at(share);
@@ -177,6 +207,7 @@ impl SubAgents {
                 if let Some(mcp) = &extra_mcp {
                     mcp.shutdown().await;
                 }
+                AgentWorktree::end_unused(worktree).await;
                 return Err(error);
             }
         };
@@ -188,6 +219,7 @@ impl SubAgents {
                 if let Some(mcp) = &extra_mcp {
                     mcp.shutdown().await;
                 }
+                AgentWorktree::end_unused(worktree).await;
                 return Err(refuse(error));
             }
             agent = agent
@@ -213,6 +245,7 @@ impl SubAgents {
             handle,
             registry,
             extra_mcp,
+            worktree,
         })
     }
 
@@ -259,7 +292,7 @@ impl SubAgents {
         definition: &AgentConfig,
         spec: &ChildSpec,
         permissions: &crate::Permissions,
-        chosen: &ChosenProvider,
+        worktree: Option<&AgentWorktree>,
         notes: &mut Vec<String>,
     ) -> Result<
         (
@@ -270,7 +303,6 @@ impl SubAgents {
         ),
         ToolError,
     > {
-        let _ = chosen;
         let parent = self
             .scope
             .registry
@@ -308,6 +340,13 @@ impl SubAgents {
             builder = builder.max_chars(max_chars);
         }
         let registry = builder.build();
+        // In a worktree, the file tools and Bash are rooted there.
+        let context = &self.hub.context;
+        let own_tools = match worktree {
+            Some(worktree) => worktree_tools(config, &context.skills, &worktree.workspace)
+                .map_err(|error| refuse(error.to_string()))?,
+            None => Vec::new(),
+        };
         for tool_spec in parent.specs() {
             let chosen_tool = definition
                 .allowed_tools
@@ -323,15 +362,20 @@ impl SubAgents {
             }
             if let Some(tool) = handle
                 .scoped_tool(&tool_spec.name)
+                .or_else(|| {
+                    own_tools
+                        .iter()
+                        .find(|tool| tool.name() == tool_spec.name)
+                        .cloned()
+                })
                 .or_else(|| parent.get(&tool_spec.name))
             {
                 let _ = registry.register_arc(tool);
             }
         }
         let extra_mcp = self.start_own_servers(definition, &parent, &registry).await;
-        let context = &self.hub.context;
         let inputs = SystemPromptInputs::gather(
-            &context.workspace,
+            worktree.map_or(&context.workspace, |worktree| &worktree.workspace),
             context.home.as_deref(),
             registry.for_mode(permissions.mode()).names(),
         )
@@ -339,9 +383,12 @@ impl SubAgents {
         let mut prompt = inputs.render();
         prompt.push_str("\n\n");
         prompt.push_str(CHILD_ROLE);
-        if let Some(body) = &definition.prompt {
+        if let Some(worktree) = worktree {
+            prompt.push_str(&worktree.prompt_note());
+        }
+        if let Some(body) = agent_prompt(definition).map_err(refuse)? {
             prompt.push_str("\n\n");
-            prompt.push_str(body);
+            prompt.push_str(&body);
         }
         for name in &definition.skills {
             let Some(skill) = context.skills.get(name) else {
@@ -360,42 +407,6 @@ impl SubAgents {
         }
         Ok((Arc::new(registry), extra_mcp, prompt, inputs))
     }
-
-    /// Starts the MCP servers the definition names that the parent does not run (its direct
-    /// servers, user servers its parent does not see); their tools join `registry`.
-    async fn start_own_servers(
-        &self,
-        definition: &AgentConfig,
-        parent: &ToolRegistry,
-        registry: &ToolRegistry,
-    ) -> Option<Arc<McpClients>> {
-        let running: Vec<String> = parent
-            .specs()
-            .iter()
-            .filter_map(|spec| spec.origin.mcp_server().map(str::to_owned))
-            .collect();
-        let config = &self.hub.context.config;
-        let own: Vec<_> = definition
-            .mcp_servers
-            .iter()
-            .flatten()
-            .filter_map(|id| config.mcp_servers.get(id))
-            .chain(definition.direct_mcp_servers.values())
-            .filter(|server| !running.contains(&server.name))
-            .cloned()
-            .collect();
-        if own.is_empty() {
-            return None;
-        }
-        let (clients, report) = McpClients::start(own, &self.hub.context.workspace).await;
-        for failure in &report.failures {
-            tracing::warn!("sub-agent '{}': {failure}", definition.name);
-        }
-        for refused in clients.register_into(registry) {
-            tracing::warn!("an MCP tool is refused: {refused}");
-        }
-        Some(clients)
-    }
 }
 
 impl Child {
@@ -410,6 +421,7 @@ impl Child {
             handle,
             registry,
             extra_mcp,
+            worktree,
             ..
         } = self;
         // A round's `RunEnd` is held back until the next round starts or the run is over and
@@ -482,11 +494,16 @@ impl Child {
             mcp.shutdown().await;
         }
         drop(registry);
+        let worktree_note = match worktree {
+            Some(worktree) => worktree.finish().await,
+            None => None,
+        };
         let last_event = lock(&held_end).take();
         ChildEnd {
             outcome,
             turns,
             usage,
+            worktree_note,
             last_event,
         }
     }
@@ -513,7 +530,12 @@ pub(crate) fn delivery(record: &RunRecord, end: &ChildEnd) -> String {
         .session_id()
         .map(|id| format!(", session {id}"))
         .unwrap_or_default();
-    match RunStatus::of(&end.outcome) {
+    let worktree = end
+        .worktree_note
+        .as_ref()
+        .map(|note| format!("\n\n{note}"))
+        .unwrap_or_default();
+    let told = match RunStatus::of(&end.outcome) {
         RunStatus::Completed => format!(
             "[toolhost] The background agent {} ({}{session}){what} finished after {} turn{}. \
              Its answer:\n\n{}",
@@ -533,5 +555,6 @@ pub(crate) fn delivery(record: &RunRecord, end: &ChildEnd) -> String {
             record.agent,
             end.outcome.text()
         ),
-    }
+    };
+    told + &worktree
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use toolhost_core::permission::ToolSelection;
 
 use super::GENERAL_PURPOSE_AGENT;
+use toolhost_catalog::agent_files::agent_prompt;
 use toolhost_config::{AgentConfig, Config, UnknownAgent};
 
 /// The definitions `spawn_agent` can run, by name: the configured ones, and the built-in
@@ -100,6 +101,22 @@ pub fn render_definition(agent: &AgentConfig) -> String {
     if let Some(turns) = agent.max_turns {
         let _ = writeln!(out, "max turns: {turns}");
     }
+    if let Some(effort) = agent.effort {
+        let _ = writeln!(out, "effort: {}", effort.as_str());
+    }
+    if agent.isolation.is_some() {
+        let _ = writeln!(out, "isolation: worktree");
+    }
+    let hooks = &agent.hooks;
+    for (event, list) in [
+        ("PreToolUse", &hooks.pre_tool_use),
+        ("PostToolUse", &hooks.post_tool_use),
+    ] {
+        for hook in list {
+            let matcher = hook.matcher.as_deref().unwrap_or("*");
+            let _ = writeln!(out, "{event} hook ({matcher}): {}", hook.command);
+        }
+    }
     let _ = writeln!(
         out,
         "MCP servers: {}",
@@ -122,8 +139,14 @@ pub fn render_definition(agent: &AgentConfig) -> String {
     if agent.background {
         let _ = writeln!(out, "background: true");
     }
-    if let Some(prompt) = &agent.prompt {
-        let _ = writeln!(out, "\n{prompt}");
+    match agent_prompt(agent) {
+        Ok(Some(prompt)) => {
+            let _ = writeln!(out, "\n{prompt}");
+        }
+        Ok(None) => {}
+        Err(problem) => {
+            let _ = writeln!(out, "\n(the prompt cannot be read: {problem})");
+        }
     }
     out
 }

@@ -22,10 +22,12 @@ mod choice;
 pub(crate) use choice::definition_model;
 pub mod listing;
 mod mailbox;
+mod own_servers;
 mod query;
 mod runs;
 mod session_tools;
 mod spawn_agent;
+mod worktree;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -45,6 +47,7 @@ use toolhost_config::model_choice::ChosenProvider;
 use toolhost_config::{Config, SubagentsConfig};
 
 pub use runs::{RunStatus, STATUS_TOOL_CALLS};
+pub use worktree::{GIT_TIMEOUT, WORKTREES_FOLDER};
 
 use mailbox::Mailbox;
 use runs::RunRecord;

@@ -144,6 +144,10 @@ impl TypedTool for SpawnAgent {
             )));
         };
         let details = record.snapshot();
+        let notes = match &end.worktree_note {
+            Some(worktree) => format!("{notes}\n\n{worktree}"),
+            None => notes,
+        };
         if !end.outcome.is_success() {
             return Err(ToolError::new(format!(
                 "The sub-agent {} ({}) {}: {}{notes}",

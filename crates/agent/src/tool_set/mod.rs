@@ -22,10 +22,7 @@ use toolhost_mcp::{
 };
 use toolhost_script::{CustomTools, ScriptHost, ScriptLimits};
 use toolhost_tools::control::{TODO_WRITE, TodoWrite};
-use toolhost_tools::{
-    BashSettings, NetworkAccess, Notify, ReadBeforeWrite, RootAccess, ShellSandbox, Workspace,
-    builtin_tools,
-};
+use toolhost_tools::{NetworkAccess, Notify, ShellSandbox, builtin_tools};
 
 use crate::offered_registry::OfferedRegistry;
 use crate::permissions::Permissions;
@@ -42,9 +39,12 @@ mod bridge;
 mod script_host;
 mod skills;
 mod web;
+mod workspace_tools;
 
 pub use bridge::LazyBridge;
 pub use script_host::{PermissionExecGate, PermissionFileGate, WorkspaceFileSystem};
+pub(crate) use workspace_tools::worktree_tools;
+use workspace_tools::{configured_bash, configured_workspace};
 
 /// Why a tool set could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -303,10 +303,7 @@ async fn build_registry_with(
 ) -> Result<(Arc<ToolRegistry>, CustomTools, Arc<McpClients>), ToolSetError> {
     let context = ProviderContext::new(agent.name.as_str(), permissions.mode());
     let providers = providers.eligible(&context);
-    let mut bash_settings = BashSettings::configured(&config.shell);
-    bash_settings
-        .writable_roots
-        .extend(config.permissions.additional_directories.iter().cloned());
+    let mut bash_settings = configured_bash(config);
     // A command the sandbox keeps off the network could not reach the bridge: it gets none.
     let offline = bash_settings.network == NetworkAccess::Denied
         && bash_settings.sandbox != ShellSandbox::Off;
@@ -351,35 +348,7 @@ async fn build_registry_with(
     }
     let registry = builder.build();
     let workspace_root = workspace;
-    // Skill folders outside the workspace are read-only roots: Read reaches a skill's files,
-    // Write and Edit never do. Claude Code's additionalDirectories are folders to work in.
-    let builder = found
-        .skills
-        .read_only_roots(workspace)
-        .into_iter()
-        .fold(Workspace::builder(workspace), |builder, folder| {
-            builder.extra_root(folder, RootAccess::ReadOnly)
-        });
-    let builder = config
-        .permissions
-        .additional_directories
-        .iter()
-        .filter(|folder| folder.is_dir())
-        .fold(builder, |builder, folder| {
-            builder.extra_root(folder, RootAccess::Writable)
-        });
-    let workspace = Arc::new(
-        builder
-            .read_before_write(match config.tools.read_before_write {
-                Some(false) => ReadBeforeWrite::NotRequired,
-                _ => ReadBeforeWrite::Required,
-            })
-            .build()
-            .map_err(|error| ToolSetError::Workspace {
-                path: workspace.to_path_buf(),
-                message: error.to_string(),
-            })?,
-    );
+    let workspace = configured_workspace(config, &found.skills, workspace)?;
     let (search, fetch) = web::web_settings(config, model, &|name| std::env::var(name).ok());
     let mut builtins = builtin_tools(Arc::clone(&workspace), bash_settings, search, fetch);
     let mut skill_and_command_tools = skill_tools(config, found, offered);

@@ -154,6 +154,9 @@ pub async fn run(
                     println!("cwd: {}", cwd.display());
                 }
             }
+            if let Some(helper) = &server.headers_helper {
+                println!("headersHelper: {helper}");
+            }
             println!(
                 "enabled: {}\nrequired: {}\nstartup_timeout: {}s\ntool_timeout: {}s",
                 server.enabled,

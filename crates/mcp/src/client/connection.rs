@@ -2,6 +2,7 @@
 //! HTTP, or legacy SSE), `tools/list`, and restarting a server that stopped, with backoff
 //! (its calls are in `call.rs`).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +16,7 @@ use toolhost_core::ToolError;
 
 use super::config::{McpServerConfig, McpTransport};
 use super::events::{ClientEvents, LastWords};
+use super::headers_helper::with_helper_headers;
 use super::remote;
 use super::self_start;
 use super::session::{self, Session};
@@ -221,18 +223,21 @@ impl ServerConnection {
                 url,
                 headers,
                 bearer_token_env,
-            } => Ok(Session {
-                service: remote::connect_http(
-                    events,
-                    self.name(),
-                    url,
-                    headers,
-                    bearer_token_env.as_deref(),
-                    &self.config.oauth,
-                )
-                .await?,
-                group: None,
-            }),
+            } => {
+                let headers = self.headers_now(headers, url).await?;
+                Ok(Session {
+                    service: remote::connect_http(
+                        events,
+                        self.name(),
+                        url,
+                        &headers,
+                        bearer_token_env.as_deref(),
+                        &self.config.oauth,
+                    )
+                    .await?,
+                    group: None,
+                })
+            }
             McpTransport::InProcess => {
                 let Some(provider) = &self.provider else {
                     return Err(format!(
@@ -263,12 +268,37 @@ impl ServerConnection {
                     group: None,
                 })
             }
-            McpTransport::Sse { .. } => Ok(Session {
-                service: remote::connect_sse(events, &self.config, deadline, &self.last_words)
+            McpTransport::Sse { url, headers, .. } => {
+                let headers = self.headers_now(headers, url).await?;
+                Ok(Session {
+                    service: remote::connect_sse(
+                        events,
+                        &self.config,
+                        &headers,
+                        deadline,
+                        &self.last_words,
+                    )
                     .await?,
-                group: None,
-            }),
+                    group: None,
+                })
+            }
         }
+    }
+
+    /// The headers of this connection: the configured ones, and over them what the
+    /// `headersHelper` prints now (it runs at every connection, as its tokens expire).
+    async fn headers_now(
+        &self,
+        headers: &BTreeMap<String, String>,
+        url: &str,
+    ) -> Result<BTreeMap<String, String>, String> {
+        with_helper_headers(
+            headers,
+            self.config.headers_helper.as_deref(),
+            (self.name(), url),
+            &self.workspace,
+        )
+        .await
     }
 
     /// The live session's peer, restarting a server that stopped (a process: at once after

@@ -23,6 +23,7 @@ pub mod config;
 mod connection;
 pub mod convert;
 mod events;
+mod headers_helper;
 mod http_session;
 pub mod naming;
 pub mod oauth;
@@ -42,6 +43,7 @@ pub use config::{
 };
 pub use connection::MAX_RESTART_BACKOFF;
 pub use events::STDERR_TAIL_LINES;
+pub use headers_helper::HEADERS_HELPER_TIMEOUT;
 pub use naming::{MAX_TOOL_NAME_BYTES, ToolNamer};
 pub use prompts::McpPrompt;
 pub use resources::{McpResourceTool, resource_tools};

@@ -114,17 +114,19 @@ pub(super) async fn connect_http(
     served.map_err(|error| connect_error(name, url, &error))
 }
 
-/// A legacy HTTP+SSE session; waits for the `endpoint` event until `deadline`.
+/// A legacy HTTP+SSE session with `headers` (the configured ones and the helper's); waits for
+/// the `endpoint` event until `deadline`.
 pub(super) async fn connect_sse(
     events: ClientEvents,
     config: &McpServerConfig,
+    headers: &BTreeMap<String, String>,
     deadline: Instant,
     last_words: &Arc<LastWords>,
 ) -> Result<Service, String> {
     let McpTransport::Sse {
         url,
-        headers,
         bearer_token_env,
+        ..
     } = &config.transport
     else {
         return Err(format!("'{}' is not an SSE server", config.name));

@@ -42,6 +42,10 @@ pub const API_VERSION: &str = "2023-06-01";
 /// is kept in `signature`.
 pub const REDACTED_THINKING: &str = "redacted_thinking";
 
+/// Tokens kept for the answer above the thinking budget of an `effort`, when `max_tokens`
+/// would leave less.
+pub const THINKING_ANSWER_ROOM: u32 = 4_096;
+
 /// How many user messages, counted from the end, get a cache breakpoint.
 const CACHED_USER_TURNS: usize = 2;
 
@@ -72,7 +76,15 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         "messages": messages,
         "stream": true,
     });
-    if let Some(temperature) = config.temperature {
+    if let Some(effort) = request.reasoning_effort {
+        // Thinking counts against `max_tokens`, which must leave room for the answer; and
+        // Anthropic refuses a temperature with thinking on.
+        let budget = effort.thinking_budget();
+        let max_tokens = body["max_tokens"].as_u64().unwrap_or_default();
+        let floor = u64::from(budget) + u64::from(THINKING_ANSWER_ROOM);
+        body["max_tokens"] = max_tokens.max(floor).into();
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    } else if let Some(temperature) = config.temperature {
         body["temperature"] = temperature.into();
     }
     if !request.system.is_empty() {

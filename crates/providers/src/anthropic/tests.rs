@@ -317,3 +317,24 @@ fn without_native_deferral_nothing_is_flagged_and_references_are_text() {
         json!({"type": "text", "text": "[loaded tool: mcp__git__log]"})
     );
 }
+
+#[test]
+fn an_effort_turns_thinking_on_with_room_for_the_answer_and_no_temperature() {
+    let mut config = ProviderConfig::anthropic("claude-sonnet-4-5");
+    config.temperature = Some(0.2);
+    let mut request = sample_request();
+    request.max_output_tokens = Some(1000);
+    request.reasoning_effort = Some(toolhost_config::ReasoningEffort::High);
+    let body = crate::wire::full_body(&config, &request);
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 16_384})
+    );
+    assert_eq!(body["max_tokens"], 16_384 + THINKING_ANSWER_ROOM);
+    assert_eq!(body.get("temperature"), None);
+
+    request.reasoning_effort = None;
+    let body = crate::wire::full_body(&config, &request);
+    assert_eq!(body.get("thinking"), None);
+    assert_eq!(body["max_tokens"], 1000);
+}

@@ -82,6 +82,9 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
         };
         body[key] = max.into();
     }
+    if let Some(effort) = request.reasoning_effort {
+        body["reasoning_effort"] = effort.openai().into();
+    }
     body
 }
 

@@ -96,6 +96,9 @@ pub(crate) fn request_body(config: &ProviderConfig, request: &ModelRequest) -> V
     if let Some(max) = request.max_output_tokens.or(config.max_output_tokens) {
         body["max_output_tokens"] = max.into();
     }
+    if let Some(effort) = request.reasoning_effort {
+        body["reasoning"] = json!({"effort": effort.openai()});
+    }
     body
 }
 

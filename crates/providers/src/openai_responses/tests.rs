@@ -377,3 +377,12 @@ fn the_responses_api_defers_natively_unless_native_tool_search_is_off() {
     config.native_tool_search = false;
     assert_eq!(loading(&config), crate::DeferredLoading::Injected);
 }
+
+#[test]
+fn an_effort_is_sent_as_reasoning_effort_and_max_as_high() {
+    let config = ProviderConfig::new("o", Api::OpenAiResponses, "http://127.0.0.1:8091/v1", "m");
+    let mut request = sample_request();
+    request.reasoning_effort = Some(toolhost_config::ReasoningEffort::Max);
+    let body = request_body(&config, &request);
+    assert_eq!(body["reasoning"], json!({"effort": "high"}));
+}
