@@ -33,7 +33,6 @@ pub mod control;
 pub mod editor_terminal;
 pub mod fs;
 pub mod shell;
-pub mod web;
 pub mod workspace;
 
 use std::sync::Arc;
@@ -43,7 +42,9 @@ use toolhost_core::Tool;
 pub use control::Notify;
 pub use fs::filesystem_tools;
 pub use shell::{Bash, BashParams, BashSettings, CommandEnvironment, NetworkAccess, ShellSandbox};
-pub use web::{WebFetchSettings, WebSearchSettings, web_tools};
+/// The web tools (WebFetch, WebSearch, the private-network guard), a crate of their own.
+pub use toolhost_web as web;
+pub use toolhost_web::{WebFetchSettings, WebSearchSettings, web_tools};
 pub use workspace::{
     Access, EntryKind, FolderEntry, ReadBeforeWrite, ResolvedPath, RootAccess, Workspace,
     WorkspaceBuilder, WorkspaceError,

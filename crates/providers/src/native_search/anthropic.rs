@@ -12,7 +12,7 @@ use crate::ANTHROPIC_BASE_URL;
 use crate::anthropic::API_VERSION as ANTHROPIC_VERSION;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use toolhost_tools::web::{NativeWebSearch, SearchHit};
+use toolhost_web::{NativeWebSearch, SearchHit};
 
 use super::post_json;
 use toolhost_config::model_choice::ChosenProvider;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::Api;
 use serde_json::Value;
-use toolhost_tools::web::NativeWebSearch;
+use toolhost_web::NativeWebSearch;
 
 use toolhost_config::model_choice::ChosenProvider;
 

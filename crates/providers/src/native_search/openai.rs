@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::OPENAI_BASE_URL;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use toolhost_tools::web::{NativeWebSearch, SearchHit};
+use toolhost_web::{NativeWebSearch, SearchHit};
 
 use super::post_json;
 use toolhost_config::model_choice::ChosenProvider;

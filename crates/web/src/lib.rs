@@ -1,5 +1,6 @@
-//! The web tools (R23, R24): WebFetch and WebSearch, and the private-network guard in front
-//! of every fetch.
+//! The web tools: WebFetch and WebSearch, and the private-network guard in front of every
+//! fetch. A crate of their own because their HTML stack (readability, HTML to Markdown) and
+//! HTTP client are most of what the built-in tools would otherwise compile and link.
 //!
 //! - [`guard`]: the URL's written form, then the host resolved once, every address checked
 //!   ([`address`]) and the connection pinned to them; loopback and private addresses only for

@@ -12,7 +12,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use toolhost_core::permission::{PermissionMode, PermissionPolicy, PermissionRule, RuleList};
 use toolhost_core::{PermissionFamily, PermissionSubject, Sensitivity, ToolRegistry};
-use toolhost_tools::{WebFetchSettings, WebSearchSettings, web_tools};
+use toolhost_web::{WebFetchSettings, WebSearchSettings, web_tools};
 
 #[test]
 fn web_tools_come_in_spec_order_safe_read_only_and_in_the_network_family() {
