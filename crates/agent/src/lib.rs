@@ -1,5 +1,6 @@
 //! What runs: the tool-set builder that assembles one registry for every face ([`tool_set`]),
-//! the agent loop and compaction ([`agent_loop`]), sub-agents and the session tools
+//! the agent loop and compaction ([`agent_loop`], the crate `toolhost-loop` re-exported),
+//! sub-agents and the session tools
 //! ([`subagents`]), the session record, `chat`, the permission system's files (the JSON-lines
 //! audit trail), the skill tools and the skill hub ([`skills`]) and the `slash_command` tool.
 //! The configuration it runs with is `toolhost-config`'s; the definitions found on disk
@@ -29,7 +30,6 @@
 //! # }
 //! ```
 
-pub mod agent_loop;
 pub mod assembly;
 mod audit_file;
 pub mod chat;
@@ -42,6 +42,9 @@ pub mod slash_command_tool;
 pub mod subagents;
 pub mod system_prompt;
 pub mod tool_set;
+
+/// The agent loop (a crate of its own: it needs nothing else of this one).
+pub use toolhost_loop as agent_loop;
 
 pub use audit_file::{AuditFileError, JsonLinesAudit};
 pub use permissions::Permissions;

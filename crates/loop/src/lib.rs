@@ -2,7 +2,10 @@
 //! results back to the model, and again — until the model answers in text, a tool ends the
 //! run, the iteration limit is reached, or somebody cancels.
 //!
-//! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink.
+//! The loop holds no UI: everything it does is told as [`AgentEvent`]s to one sink. It is
+//! given its registry, provider, hooks and extensions ready-made (`toolhost-agent` assembles
+//! them and re-exports this crate as `toolhost_agent::agent_loop`), so it knows no tool set,
+//! no sub-agent and no face.
 
 pub mod compaction;
 mod deferred;
