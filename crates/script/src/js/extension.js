@@ -73,7 +73,9 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   let nextEntry = 1;
   const ui = makeUi();
   const warn = (text) => host.log("warn", `${path}: ${text}`);
-  const ignored = (call, why) => () => { warn(`${call} is ignored: ${why}`); };
+  // What toolhost accepts and ignores (UI-only registrations), by call, for the load report.
+  const ignoredCalls = new Set();
+  const ignored = (call, why) => () => { ignoredCalls.add(call); warn(`${call} is ignored: ${why}`); };
   const extensionUi = Object.freeze({
     ...ui,
     setWidget: (key, content) => {
@@ -82,6 +84,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
       ui.setStatus(key, content.map(String).join("\n"));
     },
     setWorkingMessage: () => {},
+    setWorkingIndicator: () => {},
     setTitle: () => {},
     setEditorText: notHere("ctx.ui.setEditorText", UI_ONLY),
     getEditorText: () => "",
@@ -100,6 +103,10 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   const context = {
     ui: extensionUi,
     get hasUI() { return host.hasUI(); },
+    // pi's run modes: the full-screen or line chat is "interactive", `toolhost run` "print".
+    get mode() { return host.hasUI() ? "interactive" : "print"; },
+    // The project's extensions load only where toolhost loads them, so it is trusted.
+    isProjectTrusted: () => true,
     get cwd() { return session.cwd; },
     sessionManager,
     modelRegistry: Object.freeze({ find: () => undefined, getAll: () => [], getAvailable: () => [], getApiKey: async () => undefined }),
@@ -160,6 +167,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     getCommands: () => [...commands].map(([name, { description }]) => ({ name, description, source: "extension", path })),
     registerShortcut: ignored("pi.registerShortcut", "toolhost's keys are its own"),
     registerMessageRenderer: ignored("pi.registerMessageRenderer", "toolhost draws messages itself"),
+    registerEntryRenderer: ignored("pi.registerEntryRenderer", "toolhost draws the session itself"),
     registerProvider: ignored("pi.registerProvider", "custom providers are not available in toolhost; configure the provider in [providers] instead"),
     unregisterProvider: () => {},
     registerFlag(name, options) { flags.set(name, options && options.default); },
@@ -190,7 +198,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   };
 
   const takeRegistered = () => {
-    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events: [...handlers.keys()] };
+    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events: [...handlers.keys()], ignored: [...ignoredCalls] };
     return taken;
   };
 
@@ -235,7 +243,20 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     if (Array.isArray(update.entries)) session.entries = update.entries.map((entry) => ({ ...entry }));
   }
 
-  return { api, emit, runCommand, setSession, takeRegistered };
+  // A registration or setting of a newer pi than toolhost knows (`pi.registerXyz`,
+  // `pi.setXyz`) is accepted with a warning, like the UI-only ones; other unknown names stay
+  // undefined, so that feature checks (`if (pi.newThing)`) see what is there.
+  const unknownCall = /^(register|unregister|set)[A-Z]/;
+  const lenient = (target) => new Proxy(target, {
+    get(object, key, receiver) {
+      if (typeof key === "string" && !(key in object) && unknownCall.test(key)) {
+        return ignored(`pi.${key}`, "toolhost's ExtensionAPI has no such call");
+      }
+      return Reflect.get(object, key, receiver);
+    },
+  });
+
+  return { api, lenient, emit, runCommand, setSession, takeRegistered };
 }
 
 // How each event's handlers' answers combine, as pi's runner does: `start` is the result before

@@ -1,0 +1,191 @@
+//! pi extensions in the shapes published ones take, through the real `toolhost` binary: a
+//! TypeScript extension importing its siblings by their emitted `.js` names, requiring a
+//! CommonJS engine from an ES module, importing subpaths of the host packages and an export
+//! toolhost lacks, and calling pi APIs newer than toolhost's. The fixtures are in
+//! `tests/fixtures/pi_published`, dropped into `.pi/extensions/`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use toolhost_test_support::{HomeAndWorkspace, write_file};
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn setup() -> HomeAndWorkspace {
+    let setup = HomeAndWorkspace::new();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_published");
+    copy_folder(&fixtures, &setup.workspace.join(".pi/extensions"));
+    setup
+}
+
+fn toolhost(setup: &HomeAndWorkspace) -> Command {
+    support::toolhost_with_home(&setup.workspace, &setup.home)
+}
+
+#[test]
+fn a_published_layout_loads_and_its_imports_give_what_pi_gives() {
+    let setup = setup();
+    let output = toolhost(&setup)
+        .args(["call", "layout_probe", "{}", "--yes"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report,
+        json!({
+            "shout": "HI!",
+            "counted": "3 items, total 6",
+            "folder": "probe",
+            "key": "ctrl+alt+p",
+            "scratch": true,
+            "complete": "function",
+            "value": "function",
+            "truncated": "a\nb",
+            "mode": "print",
+            "missing": "'futureHelper' (imported from '@mariozechner/pi-coding-agent') is not \
+                        provided by toolhost's built-in @mariozechner/pi-coding-agent: the \
+                        embedded engine has no such export",
+        })
+    );
+    let scratch: Vec<_> = std::fs::read_dir(&setup.workspace)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("scratch-"))
+        .collect();
+    assert_eq!(scratch.len(), 1, "mkdtempSync made one folder: {scratch:?}");
+}
+
+#[test]
+fn newer_and_ui_only_pi_calls_are_ignored_with_a_warning_naming_them() {
+    let setup = setup();
+    let output = toolhost(&setup).arg("tools").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("layout_probe"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("pi.registerEntryRenderer is ignored: toolhost draws the session itself"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "pi.registerStatusBadge is ignored: toolhost's ExtensionAPI has no such call"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "keys_only.ts: nothing to load: all the extension registers is what toolhost \
+             ignores (pi.registerShortcut), with no tool, command or event handler"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("registered nothing"), "{stderr}");
+}
+
+#[test]
+fn pis_own_tools_wrapped_by_an_extension_run_under_the_rules_of_the_built_ins() {
+    let setup = setup();
+    write_file(setup.workspace.join("notes.txt"), "first\nsecond\nthird");
+    let read = toolhost(&setup)
+        .args([
+            "call",
+            "peek",
+            r#"{"path": "notes.txt", "offset": 2, "limit": 1}"#,
+            "--yes",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&read.stdout);
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert_eq!(
+        stdout.trim_end(),
+        "second\n\n[Showing lines 2-2 of 3. Use offset=3 to continue.]"
+    );
+    let denied = toolhost(&setup)
+        .args(["--deny", "Read(notes.txt)"])
+        .args(["call", "peek", r#"{"path": "notes.txt"}"#, "--yes"])
+        .output()
+        .unwrap();
+    let refused = format!(
+        "{}{}",
+        String::from_utf8_lossy(&denied.stdout),
+        String::from_utf8_lossy(&denied.stderr)
+    );
+    assert!(!refused.contains("first"), "{refused}");
+    assert!(refused.contains("Read(notes.txt)"), "{refused}");
+    let shell = toolhost(&setup)
+        .args([
+            "call",
+            "hooked_shell",
+            r#"{"command": "echo ran"}"#,
+            "--yes",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        shell.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shell.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&shell.stdout).trim_end(),
+        "hooked\nran"
+    );
+}
+
+#[test]
+fn a_file_read_line_by_line_goes_through_the_read_rules() {
+    let setup = setup();
+    write_file(setup.workspace.join("notes.txt"), "one\ntwo\nthree\n");
+    let counted = toolhost(&setup)
+        .args(["call", "count_lines", r#"{"path": "notes.txt"}"#, "--yes"])
+        .output()
+        .unwrap();
+    assert!(
+        counted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&counted.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&counted.stdout).trim_end(),
+        "3 lines, the last: three"
+    );
+    let denied = toolhost(&setup)
+        .args(["--deny", "Read(notes.txt)"])
+        .args(["call", "count_lines", r#"{"path": "notes.txt"}"#, "--yes"])
+        .output()
+        .unwrap();
+    let refused = format!(
+        "{}{}",
+        String::from_utf8_lossy(&denied.stdout),
+        String::from_utf8_lossy(&denied.stderr)
+    );
+    assert!(!denied.status.success(), "{refused}");
+    assert!(refused.contains("Read(notes.txt)"), "{refused}");
+    assert!(!refused.contains("lines, the last"), "{refused}");
+}
