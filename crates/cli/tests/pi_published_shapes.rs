@@ -9,10 +9,11 @@
 mod support;
 
 use std::path::Path;
+use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-use toolhost_test_support::{HomeAndWorkspace, write_file};
+use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, WireFormat, write_file};
 
 fn copy_folder(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -158,6 +159,63 @@ fn pis_own_tools_wrapped_by_an_extension_run_under_the_rules_of_the_built_ins() 
     );
 }
 
+/// The names of the tools a request to the model offered.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn active_tools_are_applied_and_a_tool_registered_later_is_offered_from_the_next_turn() {
+    let setup = setup();
+    write_file(setup.workspace.join("notes.txt"), "the notes");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockModel::start(
+        WireFormat::OpenAiChat,
+        vec![
+            Reply::tool_call("call_1", "Read", json!({"path": "notes.txt"})).into(),
+            Reply::tool_call("call_2", "late_tool", json!({})).into(),
+            Reply::text("Done.").into(),
+        ],
+    ));
+    let output = toolhost(&setup)
+        .timeout(Duration::from_secs(60))
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_BASE_URL", model.openai_base_url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--yes", "Read my notes."])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = model.requests();
+    assert_eq!(offered(&requests[0].body), ["Read", "Bash"]);
+    assert_eq!(offered(&requests[1].body), ["Read", "Bash", "late_tool"]);
+    let results: Vec<String> = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| message["content"].to_string())
+        .collect();
+    assert!(results[1].contains("late tool ran"), "{results:?}");
+}
+
 #[test]
 fn a_file_read_line_by_line_goes_through_the_read_rules() {
     let setup = setup();
@@ -188,4 +246,49 @@ fn a_file_read_line_by_line_goes_through_the_read_rules() {
     assert!(!denied.status.success(), "{refused}");
     assert!(refused.contains("Read(notes.txt)"), "{refused}");
     assert!(!refused.contains("lines, the last"), "{refused}");
+}
+
+#[test]
+fn tool_execution_update_handlers_hear_a_tools_progress() {
+    let setup = setup();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockModel::start(
+        WireFormat::OpenAiChat,
+        vec![
+            Reply::tool_call("call_1", "progress_probe", json!({})).into(),
+            Reply::text("Done.").into(),
+        ],
+    ));
+    let output = toolhost(&setup)
+        .timeout(Duration::from_secs(60))
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_BASE_URL", model.openai_base_url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--yes", "Show progress."])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let users: Vec<String> = model.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "user")
+        .map(|message| message["content"].to_string())
+        .collect();
+    assert!(
+        users
+            .iter()
+            .any(|text| text
+                .contains("updates seen: progress_probe: step 1, progress_probe: step 2")),
+        "{users:?}"
+    );
 }

@@ -556,8 +556,16 @@ impl AgentLoop {
                     limit: self.max_iterations,
                 });
             }
-            let finished =
-                run_tool_calls(&self.registry, &calls, &self.session, events, cancel).await;
+            let (sink, updates) = self.extensions.with_updates(&calls, events);
+            let calls_run = async move {
+                let finished =
+                    run_tool_calls(&self.registry, &calls, &self.session, &sink, cancel).await;
+                // Dropping the sink ends `tell_updates` once it told the last update.
+                drop(sink);
+                (finished, calls)
+            };
+            let ((finished, calls), ()) =
+                futures::join!(calls_run, self.extensions.tell_updates(updates));
             let stop =
                 finished
                     .iter()
@@ -682,7 +690,8 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, RunOutcome> {
-        let offered = self.deferral.offered(&self.tools, messages);
+        let tools = self.extensions.offered_tools(&self.tools, &self.registry);
+        let offered = self.deferral.offered(&tools, messages);
         let request = ModelRequest {
             system: system.to_owned(),
             messages: messages.to_vec(),

@@ -9,7 +9,7 @@ use super::ExtensionStore;
 use crate::{ExtensionActionKind, Extensions, InputOutcome, ScriptHost};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use toolhost_core::ToolRegistry;
+use toolhost_core::{Tool as _, ToolRegistry};
 
 /// What becomes of the user's input once the extensions saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +32,11 @@ pub struct ExtensionSession {
     cancel: Mutex<Option<CancellationToken>>,
     queued: Mutex<Vec<String>>,
     started: AtomicBool,
+    /// The names of the tools registered after loading, in order: the loop offers them from
+    /// the next turn.
+    added: Mutex<Vec<String>>,
+    /// `pi.setActiveTools(names)`: the tools to offer from the next turn (`None`: all).
+    active: Mutex<Option<Vec<String>>>,
 }
 
 impl std::fmt::Debug for ExtensionSession {
@@ -53,6 +58,8 @@ impl ExtensionSession {
             cancel: Mutex::default(),
             queued: Mutex::default(),
             started: AtomicBool::new(false),
+            added: Mutex::default(),
+            active: Mutex::default(),
         }
     }
 
@@ -74,6 +81,19 @@ impl ExtensionSession {
     /// What `ctx.abort()` cancels: the run in progress.
     pub fn set_cancel(&self, cancel: CancellationToken) {
         *lock(&self.cancel) = Some(cancel);
+    }
+
+    /// The tools extensions registered after loading (from a handler or a command), by name,
+    /// in the order they joined the registries.
+    pub fn tools_added_after_load(&self) -> Vec<String> {
+        lock(&self.added).clone()
+    }
+
+    /// The tools the last `pi.setActiveTools(names)` chose, as the extension named them
+    /// (toolhost's names, or pi's for the built-ins: `read`, `bash`, …); `None` when no
+    /// extension chose.
+    pub fn active_tools(&self) -> Option<Vec<String>> {
+        lock(&self.active).clone()
     }
 
     /// Messages extensions sent (`sendUserMessage`, `sendMessage`) since the last take.
@@ -165,10 +185,23 @@ impl ExtensionSession {
     pub fn apply(&self) {
         let new_tools = self.extensions.take_new_tools();
         if !new_tools.is_empty() {
+            let mut joined = false;
             for registry in lock(&self.registries).iter() {
                 for tool in &new_tools {
-                    if let Err(error) = registry.register_arc(Arc::clone(tool) as _) {
-                        tracing::warn!("a tool an extension registered is refused: {error}");
+                    match registry.register_arc(Arc::clone(tool) as _) {
+                        Ok(()) => joined = true,
+                        Err(error) => {
+                            tracing::warn!("a tool an extension registered is refused: {error}");
+                        }
+                    }
+                }
+            }
+            if joined {
+                let mut added = lock(&self.added);
+                for tool in &new_tools {
+                    let name = tool.spec().name;
+                    if !added.contains(&name) {
+                        added.push(name);
                     }
                 }
             }
@@ -207,7 +240,8 @@ impl ExtensionSession {
                     }
                 }
                 ExtensionActionKind::SetActiveTools { names } => {
-                    tracing::info!(extension = %module, "setActiveTools({}) is not applied: toolhost's tools are chosen by [agents] allowed_tools and --tools", names.join(", "));
+                    tracing::debug!(extension = %module, "setActiveTools({})", names.join(", "));
+                    *lock(&self.active) = Some(names);
                 }
                 ExtensionActionKind::Shutdown
                 | ExtensionActionKind::Compact
