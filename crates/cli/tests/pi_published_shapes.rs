@@ -292,3 +292,27 @@ fn tool_execution_update_handlers_hear_a_tools_progress() {
         "{users:?}"
     );
 }
+
+#[test]
+fn custom_tools_in_pis_and_oh_my_pis_tool_folders_are_found() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_custom_tools");
+    for (home, folder) in [(false, ".pi/tools"), (true, ".omp/agent/tools")] {
+        let setup = HomeAndWorkspace::new();
+        let base = if home { &setup.home } else { &setup.workspace };
+        copy_folder(&fixture, &base.join(folder));
+        let output = toolhost(&setup)
+            .args(["call", "greeter", r#"{"name": "Ada"}"#, "--yes"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{folder}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout).trim_end(),
+            "Greetings, Ada.",
+            "{folder}"
+        );
+    }
+}
