@@ -173,7 +173,8 @@ fn offered(body: &Value) -> Vec<String> {
 }
 
 #[test]
-fn active_tools_are_applied_and_a_tool_registered_later_is_offered_from_the_next_turn() {
+fn active_tools_are_applied_and_a_tool_registered_later_is_offered_from_the_next_turn_and_the_run_ends_settled()
+ {
     let setup = setup();
     write_file(setup.workspace.join("notes.txt"), "the notes");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -202,6 +203,13 @@ fn active_tools_are_applied_and_a_tool_registered_later_is_offered_from_the_next
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("could not be passed"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(setup.workspace.join("settled.txt")).unwrap(),
+        "settled",
+        "agent_settled is heard as agent_end"
     );
     let requests = model.requests();
     assert_eq!(offered(&requests[0].body), ["Read", "Bash"]);

@@ -160,7 +160,8 @@ async function callCommand(name, args) {
 async function callSetSession(json) {
   try {
     extension.setSession(JSON.parse(json));
-    return ok(null);
+    // `ok(null)` would read as no answer on the Rust side.
+    return ok(true);
   } catch (error) {
     return fail(error);
   }

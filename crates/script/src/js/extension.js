@@ -15,6 +15,10 @@ const EVENTS = new Set([
   "tool_execution_start", "tool_execution_update", "tool_execution_end",
 ]);
 
+// Names other pis use for events toolhost fires: oh-my-pi's (and pi's before 2026)
+// `session_branch`, and the newer `agent_settled` (the run is over and nothing is queued).
+const EVENT_ALIASES = { session_branch: "session_fork", session_before_branch: "session_before_fork", agent_settled: "agent_end" };
+
 const messageOf = (error) => (error instanceof Error ? error.message || error.name : describe(error));
 const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
 const action = (kind, payload) => host.extensionAction(kind, JSON.stringify(payload ?? null));
@@ -148,8 +152,9 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   };
 
   const api = {
-    on(event, handler) {
-      if (typeof handler !== "function") throw new TypeError(`pi.on('${event}') expects a handler function`);
+    on(named, handler) {
+      if (typeof handler !== "function") throw new TypeError(`pi.on('${named}') expects a handler function`);
+      const event = EVENT_ALIASES[named] ?? named;
       if (!EVENTS.has(event)) warn(`pi.on('${event}'): toolhost never fires this event`);
       const list = handlers.get(event) ?? [];
       list.push(handler);
