@@ -61,6 +61,10 @@ fn a_published_layout_loads_and_its_imports_give_what_pi_gives() {
             "value": "function",
             "truncated": "a\nb",
             "mode": "print",
+            "graphemes": 5,
+            "number": "1,234,567.5",
+            "decoded": "\u{e9}!",
+            "clock": "number",
             "missing": "'futureHelper' (imported from '@mariozechner/pi-coding-agent') is not \
                         provided by toolhost's built-in @mariozechner/pi-coding-agent: the \
                         embedded engine has no such export",
@@ -322,5 +326,26 @@ fn custom_tools_in_pis_and_oh_my_pis_tool_folders_are_found() {
             "Greetings, Ada.",
             "{folder}"
         );
+    }
+}
+
+#[test]
+fn a_packages_extensions_listed_by_a_pattern_all_load() {
+    let setup = setup();
+    write_file(setup.workspace.join("listed/file.txt"), "x");
+    for (tool, args, expected) in [
+        ("glob_a", "{}", "a"),
+        ("glob_b", r#"{"path": "listed"}"#, "file.txt"),
+    ] {
+        let output = toolhost(&setup)
+            .args(["call", tool, args, "--yes"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), expected);
     }
 }

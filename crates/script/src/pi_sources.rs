@@ -192,13 +192,63 @@ fn package_extensions(folder: &Path) -> Option<Vec<Entry>> {
     listed_paths.extend(listed(&manifest, "/omp/extensions"));
     (!listed_paths.is_empty()).then(|| {
         listed_paths
-            .into_iter()
+            .iter()
+            .flat_map(|path| expand_listed(folder, path))
             .map(|path| Entry {
-                path: folder.join(path),
+                path,
                 root: folder.to_path_buf(),
             })
             .collect()
     })
+}
+
+/// A listed path, or, when its last part has a `*` (`./extensions/*`, `./src/*.ts`, as pi's
+/// package manager allows), the modules and module folders of that folder it matches.
+fn expand_listed(folder: &Path, listed: &str) -> Vec<PathBuf> {
+    let (parent, pattern) = listed.rsplit_once('/').unwrap_or((".", listed));
+    if !pattern.contains('*') {
+        return vec![folder.join(listed)];
+    }
+    sorted_children(&folder.join(parent))
+        .into_iter()
+        .filter(|child| !is_hidden(child))
+        .filter(|child| {
+            child
+                .file_name()
+                .is_some_and(|name| wildcard_matches(pattern, &name.to_string_lossy()))
+        })
+        .filter(|child| {
+            if child.is_dir() {
+                existing_module(&child.join("index")).is_some()
+            } else {
+                let name = child.to_string_lossy();
+                [".ts", ".js", ".mjs", ".mts"]
+                    .iter()
+                    .any(|ext| name.ends_with(ext))
+                    && !name.ends_with(".d.ts")
+            }
+        })
+        .collect()
+}
+
+/// Whether `name` fits `pattern`, whose `*` stands for any run of characters.
+fn wildcard_matches(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (index, part) in parts.iter().enumerate() {
+        if index == parts.len() - 1 {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// The package folders in a `node_modules` (scoped ones too).
@@ -258,6 +308,37 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    #[test]
+    fn a_listed_path_with_a_star_is_the_modules_of_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let package = dir.path().join("pack");
+        std::fs::create_dir_all(package.join("extensions/one")).unwrap();
+        std::fs::create_dir_all(package.join("extensions/empty")).unwrap();
+        std::fs::write(package.join("extensions/one/index.ts"), "").unwrap();
+        std::fs::write(package.join("extensions/two.ts"), "").unwrap();
+        std::fs::write(package.join("extensions/notes.md"), "").unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            r#"{"pi": {"extensions": ["./extensions/*"]}}"#,
+        )
+        .unwrap();
+        let paths: Vec<PathBuf> = package_extensions(&package)
+            .unwrap()
+            .into_iter()
+            .map(|entry| entry.path)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                package.join("./extensions/one"),
+                package.join("./extensions/two.ts")
+            ]
+        );
+        assert!(wildcard_matches("*.ts", "a.ts"));
+        assert!(!wildcard_matches("*.ts", "a.js"));
+        assert!(wildcard_matches("pi-*-tool", "pi-x-tool"));
+    }
 
     #[test]
     fn a_plugin_without_a_manifest_or_tools_says_so() {

@@ -145,6 +145,8 @@ const agent = {
   appKeyHint: (_keys, _action, description) => String(description ?? ""),
   formatKeyHint: (key) => String(key),
   formatKeyHints: (hints) => (Array.isArray(hints) ? hints.map(String).join("  ") : ""),
+  // pi's typing helpers: at run time they give back what they are given.
+  defineTool: (tool) => tool,
   isToolCallEventType: (name, event) => Boolean(event) && event.toolName === name,
   isBashToolResult: isToolResult("bash"),
   isReadToolResult: isToolResult("read"),
@@ -163,6 +165,10 @@ const AGENT_ONLY = ["AgentSession", "ArminComponent", "AssistantMessageComponent
 const piTools = () => require("toolhost:pi-tools");
 for (const name of ["createReadTool", "createBashTool", "createWriteTool", "createEditTool", "createLsTool", "createGrepTool", "createFindTool", "createCodingTools", "createReadOnlyTools"]) {
   agent[name] = (...args) => piTools()[name](...args);
+}
+// A newer pi's names for the same factories (the definition an extension registers).
+for (const name of ["Read", "Bash", "Write", "Edit", "Ls", "Grep", "Find"]) {
+  agent[`create${name}ToolDefinition`] = (...args) => piTools()[`create${name}Tool`](...args);
 }
 for (const name of AGENT_ONLY) if (!(name in agent)) agent[name] = unavailable(name);
 module.exports = agent;

@@ -201,6 +201,7 @@
     lazyGlobal("URL", () => require("node:url").URL);
     lazyGlobal("URLSearchParams", () => require("node:url").URLSearchParams);
   }
+  if (typeof globalThis.Intl === "undefined") lazyGlobal("Intl", () => require("toolhost:intl"));
   lazyGlobal("structuredClone", () => (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value))));
   lazyGlobal("atob", () => (text) => require("node:buffer").Buffer.from(String(text), "base64").toString("latin1"));
   lazyGlobal("btoa", () => (text) => require("node:buffer").Buffer.from(String(text), "latin1").toString("base64"));

@@ -12,6 +12,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("toolhost:text", include_str!("../js/styled_text.js")),
     ("toolhost:extension", include_str!("../js/extension.js")),
     ("toolhost:pi-tools", include_str!("../js/pi_tools.js")),
+    ("toolhost:intl", include_str!("../js/intl.js")),
     ("zod", include_str!("../js/zod.js")),
     ("node:path", include_str!("../js/path.js")),
     ("node:fs", include_str!("../js/fs.js")),
@@ -34,6 +35,14 @@ const SOURCES: &[(&str, &str)] = &[
     ),
     ("node:assert", include_str!("../js/assert.js")),
     ("node:readline", include_str!("../js/readline.js")),
+    (
+        "node:perf_hooks",
+        "module.exports = { performance: globalThis.performance, PerformanceObserver: class { observe() {} disconnect() {} } };",
+    ),
+    (
+        "node:string_decoder",
+        include_str!("../js/string_decoder.js"),
+    ),
     ("node:module", include_str!("../js/module.js")),
     ("@mariozechner/pi-tui", include_str!("../js/pi_tui.js")),
     ("@mariozechner/pi-ai", include_str!("../js/pi_ai.js")),
