@@ -188,6 +188,15 @@ impl ExtensionSession {
             let mut joined = false;
             for registry in lock(&self.registries).iter() {
                 for tool in &new_tools {
+                    // pi lets an extension register a tool again (at `session_start`, say):
+                    // the new definition replaces its own earlier one, never another's.
+                    let spec = tool.spec();
+                    if registry
+                        .spec(&spec.name)
+                        .is_some_and(|earlier| earlier.origin == spec.origin)
+                    {
+                        registry.unregister(&spec.name);
+                    }
                     match registry.register_arc(Arc::clone(tool) as _) {
                         Ok(()) => joined = true,
                         Err(error) => {

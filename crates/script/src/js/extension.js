@@ -113,7 +113,12 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     isProjectTrusted: () => true,
     get cwd() { return session.cwd; },
     sessionManager,
-    modelRegistry: Object.freeze({ find: () => undefined, getAll: () => [], getAvailable: () => [], getApiKey: async () => undefined }),
+    // Models and their keys are toolhost's: an extension finds none (and no key to call one).
+    modelRegistry: Object.freeze({
+      find: () => undefined, getAll: () => [], getAvailable: () => [], getProvider: () => undefined,
+      getApiKey: async () => undefined, getApiKeyForProvider: async () => undefined,
+      getApiKeyAndHeaders: async () => undefined, getProviderAuth: () => undefined, isUsingOAuth: () => false,
+    }),
     get model() { return session.model; },
     isIdle: () => session.idle,
     abort: () => action("abort"),

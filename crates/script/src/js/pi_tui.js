@@ -136,6 +136,8 @@ const INTERACTIVE = ["CancellableLoader", "CombinedAutocompleteProvider", "Edito
 const tui = {
   Text, TruncatedText, Spacer, Container, Box, Markdown,
   visibleWidth: styled.visibleWidth,
+  // Text without its styling (ANSI escapes, or toolhost's own style marks).
+  stripTerminalSequences: (text) => styled.plain(String(text).replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, "")),
   truncateToWidth: styled.truncateToWidth,
   wrapTextWithAnsi: styled.wrap,
   fuzzyMatch, fuzzyFilter,
