@@ -351,3 +351,37 @@ fn a_packages_extensions_listed_by_a_pattern_all_load() {
         assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), expected);
     }
 }
+
+#[test]
+fn a_hook_in_pis_hook_folder_appends_to_the_system_prompt() {
+    let setup = HomeAndWorkspace::new();
+    copy_folder(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_hooks"),
+        &setup.home.join(".pi/agent/hooks"),
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockModel::start(
+        WireFormat::OpenAiChat,
+        vec![Reply::text("AHOY.").into()],
+    ));
+    let output = toolhost(&setup)
+        .timeout(Duration::from_secs(60))
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_BASE_URL", model.openai_base_url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "Hello."])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let system = model.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(system.ends_with("\\n\\nAnswer in capitals.\""), "{system}");
+}

@@ -2,9 +2,9 @@
 //!
 //! - extension folders: `.pi/extensions/` and `~/.pi/agent/extensions/` (pi), `.omp/extensions/`
 //!   and `~/.omp/agent/extensions/` (oh-my-pi), `~/.toolhost/extensions/` and
-//!   `.toolhost/extensions/` (ours), then the custom tool folders pi and oh-my-pi read before
-//!   extensions replaced custom tools (`.pi/tools/`, `~/.pi/agent/tools/`, `.omp/tools/`,
-//!   `~/.omp/agent/tools/`). In each, a `.ts`/`.js` file is an extension, and so is a
+//!   `.toolhost/extensions/` (ours), then the hook and custom tool folders pi and oh-my-pi read
+//!   before extensions replaced them (`.pi/hooks/`, `~/.pi/agent/hooks/`, `.omp/hooks/`,
+//!   `~/.omp/agent/hooks/`, and the same with `tools`). In each, a `.ts`/`.js` file is an extension, and so is a
 //!   sub-folder whose `package.json` lists `pi.extensions` (or `omp.extensions`), else that has an
 //!   `index.ts`/`index.js`;
 //! - the `extensions` paths of pi's `settings.json` (`.pi/settings.json`,
@@ -96,15 +96,17 @@ pub(crate) fn extension_folders(home: Option<&Path>, cwd: &Path) -> Vec<PathBuf>
         folders.push(home.join(".toolhost/extensions"));
     }
     folders.push(cwd.join(".toolhost/extensions"));
-    // Where pi and oh-my-pi looked for custom tools before extensions replaced them
-    // (`tools/NAME/index.ts`): their published tools are still dropped there.
-    folders.push(cwd.join(".pi/tools"));
-    if let Some(home) = home {
-        folders.push(home.join(".pi/agent/tools"));
-    }
-    folders.push(cwd.join(".omp/tools"));
-    if let Some(home) = home {
-        folders.push(home.join(".omp/agent/tools"));
+    // Where pi and oh-my-pi looked for hooks and custom tools before extensions replaced them
+    // (`hooks/NAME.ts`, `tools/NAME/index.ts`): their published ones are still dropped there.
+    for kind in ["hooks", "tools"] {
+        folders.push(cwd.join(".pi").join(kind));
+        if let Some(home) = home {
+            folders.push(home.join(".pi/agent").join(kind));
+        }
+        folders.push(cwd.join(".omp").join(kind));
+        if let Some(home) = home {
+            folders.push(home.join(".omp/agent").join(kind));
+        }
     }
     folders
 }

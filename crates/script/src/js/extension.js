@@ -304,9 +304,11 @@ const COMBINE = {
     event: (event, result) => ({ ...event, systemPrompt: result.systemPrompt }),
     fold: (result, answer) => {
       if (!answer || typeof answer !== "object") return { result };
+      // oh-my-pi's (and pi's hooks') `systemPromptAppend` adds to the prompt instead.
+      const base = typeof answer.systemPrompt === "string" ? answer.systemPrompt : result.systemPrompt;
       return {
         result: {
-          systemPrompt: typeof answer.systemPrompt === "string" ? answer.systemPrompt : result.systemPrompt,
+          systemPrompt: typeof answer.systemPromptAppend === "string" && answer.systemPromptAppend !== "" ? `${base}\n\n${answer.systemPromptAppend}` : base,
           messages: answer.message ? [...result.messages, clone(answer.message)] : result.messages,
         },
       };
