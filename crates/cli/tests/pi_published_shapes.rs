@@ -385,3 +385,55 @@ fn a_hook_in_pis_hook_folder_appends_to_the_system_prompt() {
     let system = model.requests()[0].body["messages"][0]["content"].to_string();
     assert!(system.ends_with("\\n\\nAnswer in capitals.\""), "{system}");
 }
+
+/// An extension file registering one tool that answers its own name.
+fn tool_extension(name: &str) -> String {
+    format!(
+        "import {{ Type }} from \"@sinclair/typebox\";\n\
+         export default function (pi) {{\n\
+           pi.registerTool({{ name: \"{name}\", label: \"{name}\", description: \"{name}\", \
+         parameters: Type.Object({{}}), async execute() {{ return {{ content: [{{ type: \"text\", \
+         text: \"{name}\" }}] }}; }} }});\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn packages_installed_by_pi_install_are_found_from_the_settings() {
+    let setup = HomeAndWorkspace::new();
+    let pi = setup.workspace.join(".pi");
+    write_file(
+        pi.join("settings.json"),
+        r#"{"packages": ["npm:@acme/pi-greet@1.2.0", {"source": "git:github.com/acme/pi-kit@v1"}, "./local-pack", "npm:never-installed"]}"#,
+    );
+    // npm, without a manifest: its `extensions/` folder.
+    let npm = pi.join("npm/node_modules/@acme/pi-greet");
+    write_file(npm.join("package.json"), r#"{"name": "@acme/pi-greet"}"#);
+    write_file(npm.join("extensions/greet.ts"), tool_extension("npm_greet"));
+    // git, with a manifest listing a folder less one file.
+    let git = pi.join("git/github.com/acme/pi-kit");
+    write_file(
+        git.join("package.json"),
+        r#"{"pi": {"extensions": ["./src", "!./src/draft.ts"]}}"#,
+    );
+    write_file(git.join("src/kit.ts"), tool_extension("git_kit"));
+    write_file(git.join("src/draft.ts"), tool_extension("git_draft"));
+    // a local path, relative to the settings file: a folder with an index.
+    write_file(pi.join("local-pack/index.ts"), tool_extension("local_pack"));
+
+    let output = toolhost(&setup).arg("tools").output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for tool in ["npm_greet", "git_kit", "local_pack"] {
+        assert!(stdout.contains(tool), "{tool} missing:\n{stdout}\n{stderr}");
+    }
+    assert!(!stdout.contains("git_draft"), "{stdout}");
+    assert!(
+        stderr.contains("npm:never-installed: listed in the `packages` of ",)
+            && stderr.contains(
+                "but not installed where pi installs it (run `pi install npm:never-installed`"
+            ),
+        "{stderr}"
+    );
+}

@@ -17,19 +17,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::error::LoadError;
-use crate::module_loader::existing_module;
-
-/// A module a pi source names: the path to load and the folder its imports stay in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Entry {
-    /// A module file, or a folder with an index (or, for a plugin's tools, a folder of modules).
-    pub path: PathBuf,
-    /// The folder its relative imports must stay inside.
-    pub root: PathBuf,
-}
+pub(crate) use crate::pi_packages::Entry;
+use crate::pi_packages::{
+    PackageScope, extensions_in, is_hidden, listed, package_extensions, read_json,
+    settings_packages, sorted_children,
+};
 
 /// Every module the pi sources name for this home and working folder, in order, and what was
 /// wrong with them.
@@ -43,6 +36,13 @@ pub(crate) fn pi_entries(home: Option<&Path>, cwd: &Path) -> (Vec<Entry>, Vec<Lo
         let Some(base) = settings.parent() else {
             continue;
         };
+        let (found, wrong) = settings_packages(&PackageScope {
+            settings: &settings,
+            base,
+            project: settings.starts_with(cwd.join(".pi")),
+        });
+        entries.extend(found);
+        errors.extend(wrong);
         for path in listed(&read_json(&settings), "/extensions") {
             let path = base.join(path);
             if !path.exists() {
@@ -120,139 +120,6 @@ fn settings_files(home: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn read_json(path: &Path) -> Value {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null)
-}
-
-/// The strings at `pointer`: one string, or a list of them.
-fn listed(value: &Value, pointer: &str) -> Vec<String> {
-    match value.pointer(pointer) {
-        Some(Value::String(path)) => vec![path.clone()],
-        Some(Value::Array(paths)) => paths
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn sorted_children(folder: &Path) -> Vec<PathBuf> {
-    let mut children: Vec<PathBuf> = std::fs::read_dir(folder)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    children.sort();
-    children
-}
-
-fn is_hidden(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|name| name.to_string_lossy().starts_with('.'))
-}
-
-/// pi's rules for one extension folder (one level deep).
-fn extensions_in(folder: &Path) -> Vec<Entry> {
-    let mut entries = Vec::new();
-    for child in sorted_children(folder) {
-        if is_hidden(&child) {
-            continue;
-        }
-        if child.is_file() {
-            let name = child.to_string_lossy();
-            let module = [".ts", ".js", ".mjs", ".mts"]
-                .iter()
-                .any(|ext| name.ends_with(ext))
-                && !name.ends_with(".d.ts");
-            if module {
-                entries.push(Entry {
-                    path: child,
-                    root: folder.to_path_buf(),
-                });
-            }
-        } else if child.is_dir() {
-            match package_extensions(&child) {
-                Some(found) => entries.extend(found),
-                None if existing_module(&child.join("index")).is_some() => entries.push(Entry {
-                    root: child.clone(),
-                    path: child,
-                }),
-                None => {}
-            }
-        }
-    }
-    entries
-}
-
-/// The extensions a folder's `package.json` lists (`pi.extensions`, `omp.extensions`), if it
-/// lists any.
-fn package_extensions(folder: &Path) -> Option<Vec<Entry>> {
-    let manifest = read_json(&folder.join("package.json"));
-    let mut listed_paths = listed(&manifest, "/pi/extensions");
-    listed_paths.extend(listed(&manifest, "/omp/extensions"));
-    (!listed_paths.is_empty()).then(|| {
-        listed_paths
-            .iter()
-            .flat_map(|path| expand_listed(folder, path))
-            .map(|path| Entry {
-                path,
-                root: folder.to_path_buf(),
-            })
-            .collect()
-    })
-}
-
-/// A listed path, or, when its last part has a `*` (`./extensions/*`, `./src/*.ts`, as pi's
-/// package manager allows), the modules and module folders of that folder it matches.
-fn expand_listed(folder: &Path, listed: &str) -> Vec<PathBuf> {
-    let (parent, pattern) = listed.rsplit_once('/').unwrap_or((".", listed));
-    if !pattern.contains('*') {
-        return vec![folder.join(listed)];
-    }
-    sorted_children(&folder.join(parent))
-        .into_iter()
-        .filter(|child| !is_hidden(child))
-        .filter(|child| {
-            child
-                .file_name()
-                .is_some_and(|name| wildcard_matches(pattern, &name.to_string_lossy()))
-        })
-        .filter(|child| {
-            if child.is_dir() {
-                existing_module(&child.join("index")).is_some()
-            } else {
-                let name = child.to_string_lossy();
-                [".ts", ".js", ".mjs", ".mts"]
-                    .iter()
-                    .any(|ext| name.ends_with(ext))
-                    && !name.ends_with(".d.ts")
-            }
-        })
-        .collect()
-}
-
-/// Whether `name` fits `pattern`, whose `*` stands for any run of characters.
-fn wildcard_matches(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or_default();
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let parts: Vec<&str> = parts.collect();
-    for (index, part) in parts.iter().enumerate() {
-        if index == parts.len() - 1 {
-            return rest.ends_with(part);
-        }
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.is_empty()
-}
-
 /// The package folders in a `node_modules` (scoped ones too).
 fn packages_in(node_modules: &Path) -> Vec<PathBuf> {
     let mut packages = Vec::new();
@@ -310,37 +177,6 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-
-    #[test]
-    fn a_listed_path_with_a_star_is_the_modules_of_its_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        let package = dir.path().join("pack");
-        std::fs::create_dir_all(package.join("extensions/one")).unwrap();
-        std::fs::create_dir_all(package.join("extensions/empty")).unwrap();
-        std::fs::write(package.join("extensions/one/index.ts"), "").unwrap();
-        std::fs::write(package.join("extensions/two.ts"), "").unwrap();
-        std::fs::write(package.join("extensions/notes.md"), "").unwrap();
-        std::fs::write(
-            package.join("package.json"),
-            r#"{"pi": {"extensions": ["./extensions/*"]}}"#,
-        )
-        .unwrap();
-        let paths: Vec<PathBuf> = package_extensions(&package)
-            .unwrap()
-            .into_iter()
-            .map(|entry| entry.path)
-            .collect();
-        assert_eq!(
-            paths,
-            [
-                package.join("./extensions/one"),
-                package.join("./extensions/two.ts")
-            ]
-        );
-        assert!(wildcard_matches("*.ts", "a.ts"));
-        assert!(!wildcard_matches("*.ts", "a.js"));
-        assert!(wildcard_matches("pi-*-tool", "pi-x-tool"));
-    }
 
     #[test]
     fn a_plugin_without_a_manifest_or_tools_says_so() {
