@@ -262,7 +262,7 @@ fn a_file_read_line_by_line_goes_through_the_read_rules() {
 }
 
 #[test]
-fn tool_execution_update_handlers_hear_a_tools_progress() {
+fn tool_execution_update_and_message_end_handlers_hear_a_tools_progress_and_the_models_message() {
     let setup = setup();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -299,10 +299,10 @@ fn tool_execution_update_handlers_hear_a_tools_progress() {
         .map(|message| message["content"].to_string())
         .collect();
     assert!(
-        users
-            .iter()
-            .any(|text| text
-                .contains("updates seen: progress_probe: step 1, progress_probe: step 2")),
+        users.iter().any(|text| text.contains(
+            "updates seen: message_end: progress_probe toolUse, progress_probe: step 1, \
+                 progress_probe: step 2"
+        )),
         "{users:?}"
     );
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use toolhost_core::conversation::Message;
+use toolhost_core::conversation::{AssistantMessage, AssistantPart, Message};
 use toolhost_core::{ContentBlock, SessionEvent, ToolRegistry, ToolSpec};
 
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -162,6 +162,50 @@ impl LoopExtensions {
         while let Some(payload) = receiver.recv().await {
             self.notify("tool_execution_update", &payload).await;
         }
+    }
+
+    /// `message_start` and `message_end` for a model's response, in pi's message shape
+    /// (`{ role: "assistant", content: [{type: "text"|"thinking"|"toolCall", …}], usage,
+    /// stopReason, model, timestamp }`). toolhost tells the whole response once it arrived, so
+    /// `message_update` does not fire.
+    pub(crate) async fn assistant_message(&self, message: &AssistantMessage) {
+        if self.listening("message_start").is_none() && self.listening("message_end").is_none() {
+            return;
+        }
+        let content: Vec<Value> = message
+            .content
+            .iter()
+            .map(|part| match part {
+                AssistantPart::Text { text } => json!({ "type": "text", "text": text }),
+                AssistantPart::Reasoning { text, .. } => {
+                    json!({ "type": "thinking", "thinking": text })
+                }
+                AssistantPart::ToolCall(call) => json!({
+                    "type": "toolCall",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": call.parsed_arguments().unwrap_or(Value::Null),
+                }),
+            })
+            .collect();
+        let usage = &message.usage;
+        let pi_message = json!({
+            "role": "assistant",
+            "content": content,
+            "usage": {
+                "input": usage.input_tokens,
+                "output": usage.output_tokens,
+                "cacheRead": usage.cache_read_tokens,
+                "cacheWrite": usage.cache_write_tokens,
+                "totalTokens": usage.input_tokens + usage.output_tokens,
+            },
+            "stopReason": if message.tool_calls().next().is_some() { "toolUse" } else { "stop" },
+            "model": message.model,
+            "timestamp": now_ms(),
+        });
+        let event = json!({ "message": pi_message });
+        self.notify("message_start", &event).await;
+        self.notify("message_end", &event).await;
     }
 
     /// `turn_start`.

@@ -509,6 +509,7 @@ impl AgentLoop {
             events(AgentEvent::AssistantMessage {
                 message: response.clone(),
             });
+            self.extensions.assistant_message(&response).await;
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
             if calls.is_empty()
