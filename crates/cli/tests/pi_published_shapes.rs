@@ -66,6 +66,7 @@ fn a_published_layout_loads_and_its_imports_give_what_pi_gives() {
             "number": "1,234,567.5",
             "decoded": "\u{e9}!",
             "clock": "number",
+            "scoped": "run-1",
             "missing": "'futureHelper' (imported from '@mariozechner/pi-coding-agent') is not \
                         provided by toolhost's built-in @mariozechner/pi-coding-agent: the \
                         embedded engine has no such export",

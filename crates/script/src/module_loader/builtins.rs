@@ -43,6 +43,7 @@ const SOURCES: &[(&str, &str)] = &[
         "node:string_decoder",
         include_str!("../js/string_decoder.js"),
     ),
+    ("node:async_hooks", include_str!("../js/async_hooks.js")),
     ("node:module", include_str!("../js/module.js")),
     ("@mariozechner/pi-tui", include_str!("../js/pi_tui.js")),
     ("@mariozechner/pi-ai", include_str!("../js/pi_ai.js")),
