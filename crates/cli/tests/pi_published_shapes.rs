@@ -179,8 +179,7 @@ fn offered(body: &Value) -> Vec<String> {
 }
 
 #[test]
-fn active_tools_are_applied_and_a_tool_registered_later_is_offered_from_the_next_turn_and_the_run_ends_settled()
- {
+fn a_run_applies_active_tools_offers_late_tools_passes_pi_events_and_ends_settled() {
     let setup = setup();
     write_file(setup.workspace.join("notes.txt"), "the notes");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -216,6 +215,11 @@ fn active_tools_are_applied_and_a_tool_registered_later_is_offered_from_the_next
         std::fs::read_to_string(setup.workspace.join("settled.txt")).unwrap(),
         "settled",
         "agent_settled is heard as agent_end"
+    );
+    assert_eq!(
+        std::fs::read_to_string(setup.workspace.join("heard.txt")).unwrap(),
+        "hello from bus_sender",
+        "pi.events reaches the other extensions"
     );
     let requests = model.requests();
     assert_eq!(offered(&requests[0].body), ["Read", "Bash"]);

@@ -63,6 +63,14 @@ pub enum ExtensionActionKind {
         /// The tool names.
         names: Vec<String>,
     },
+    /// `pi.events.emit(channel, data)`: for the `pi.events` handlers of the other extensions.
+    BusEmit {
+        /// The channel.
+        channel: String,
+        /// What was emitted (as JSON).
+        #[serde(default)]
+        data: Value,
+    },
 }
 
 impl ExtensionActionKind {

@@ -2,6 +2,7 @@
 //! record, messages queued for the next turn, `ctx.abort()` cancelling the run, and tools
 //! registered after loading added to the registry.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -37,7 +38,13 @@ pub struct ExtensionSession {
     added: Mutex<Vec<String>>,
     /// `pi.setActiveTools(names)`: the tools to offer from the next turn (`None`: all).
     active: Mutex<Option<Vec<String>>>,
+    /// `pi.events` messages waiting for the other extensions: who emitted, channel, data.
+    bus: Mutex<Vec<(PathBuf, String, Value)>>,
 }
+
+/// The most `pi.events` messages passed between extensions after one event: handlers that
+/// answer each other forever are cut off there.
+const MAX_BUS_DELIVERIES: usize = 256;
 
 impl std::fmt::Debug for ExtensionSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -60,6 +67,7 @@ impl ExtensionSession {
             started: AtomicBool::new(false),
             added: Mutex::default(),
             active: Mutex::default(),
+            bus: Mutex::default(),
         }
     }
 
@@ -145,7 +153,28 @@ impl ExtensionSession {
         if self.extensions.listens_to(event) {
             self.extensions.notify(event, payload).await;
         }
+        self.apply_and_deliver().await;
+    }
+
+    /// [`Self::apply`], then the `pi.events` messages to the other extensions (and what their
+    /// handlers asked in turn).
+    pub async fn apply_and_deliver(&self) {
         self.apply();
+        for _ in 0..MAX_BUS_DELIVERIES {
+            let next = {
+                let mut bus = lock(&self.bus);
+                (!bus.is_empty()).then(|| bus.remove(0))
+            };
+            let Some((from, channel, data)) = next else {
+                return;
+            };
+            self.extensions.deliver_bus(&from, &channel, &data).await;
+            self.apply();
+        }
+        let dropped = std::mem::take(&mut *lock(&self.bus)).len();
+        tracing::warn!(
+            "{dropped} pi.events messages were dropped: the extensions' handlers kept emitting to each other"
+        );
     }
 
     /// Runs `/name args` when an extension registered the command: `None` when none did;
@@ -154,7 +183,7 @@ impl ExtensionSession {
         let line = line.trim_start().strip_prefix('/')?;
         let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let ran = self.extensions.run_command(name, args.trim()).await?;
-        self.apply();
+        self.apply_and_deliver().await;
         Some(ran.map(|()| self.take_queued()))
     }
 
@@ -164,7 +193,7 @@ impl ExtensionSession {
     pub async fn prompt(&self, text: &str, source: &str) -> Prompted {
         let text = if self.extensions.listens_to("input") {
             let outcome = self.extensions.input(text, source).await;
-            self.apply();
+            self.apply_and_deliver().await;
             match outcome {
                 InputOutcome::Handled => return Prompted::Done,
                 InputOutcome::Transform(text) => text,
@@ -251,6 +280,9 @@ impl ExtensionSession {
                 ExtensionActionKind::SetActiveTools { names } => {
                     tracing::debug!(extension = %module, "setActiveTools({})", names.join(", "));
                     *lock(&self.active) = Some(names);
+                }
+                ExtensionActionKind::BusEmit { channel, data } => {
+                    lock(&self.bus).push((action.module.clone(), channel, data));
                 }
                 ExtensionActionKind::Shutdown
                 | ExtensionActionKind::Compact

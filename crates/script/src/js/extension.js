@@ -30,14 +30,24 @@ const notHere = (call, why) => () => {
 };
 const UI_ONLY = "toolhost's UI draws its own editor, footer, header and overlays; extensions reach the user through notify, confirm, select, input, setStatus and setWidget";
 
+// `pi.events`: one bus for every extension of the session, as in pi. What one extension emits
+// reaches its own handlers at once and the other extensions' through the host (each runs in an
+// engine of its own), as the internal event BUS_EVENT.
+const BUS_EVENT = "toolhost:bus";
 function createEventBus(path) {
   const handlers = new Map();
+  const deliver = (channel, data) => {
+    for (const handler of [...(handlers.get(channel) ?? [])]) {
+      try { handler(data); } catch (error) { host.log("warn", `${path}: pi.events handler for '${channel}' failed: ${messageOf(error)}`); }
+    }
+  };
   return Object.freeze({
     emit(channel, data) {
-      for (const handler of [...(handlers.get(channel) ?? [])]) {
-        try { handler(data); } catch (error) { host.log("warn", `${path}: pi.events handler for '${channel}' failed: ${messageOf(error)}`); }
-      }
+      deliver(channel, data);
+      action("bus_emit", { channel: String(channel), data: clone(data) ?? null });
     },
+    receive: deliver,
+    get listening() { return handlers.size > 0; },
     on(channel, handler) {
       const list = handlers.get(channel) ?? [];
       list.push(handler);
@@ -140,6 +150,8 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     reload: async () => action("reload"),
   }));
 
+  const bus = createEventBus(path);
+
   const register = (definition) => {
     if (definition === null || typeof definition !== "object") throw new TypeError("pi.registerTool expects a tool definition object");
     if (typeof definition.name !== "string" || definition.name === "") throw new TypeError("pi.registerTool: the tool has no name: give it a `name` string");
@@ -205,16 +217,22 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     setModel: async () => false,
     getThinkingLevel: () => "off",
     setThinkingLevel: () => {},
-    events: createEventBus(path),
+    events: bus,
   };
 
   const takeRegistered = () => {
-    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events: [...handlers.keys()], ignored: [...ignoredCalls] };
+    const events = [...handlers.keys()];
+    if (bus.listening) events.push(BUS_EVENT);
+    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events, ignored: [...ignoredCalls] };
     return taken;
   };
 
   // Runs every handler of `name` in order; `combine` folds their answers (pi's rules).
   async function emit(name, event) {
+    if (name === BUS_EVENT) {
+      bus.receive(event.channel, event.data);
+      return { result: null, errors: [] };
+    }
     const list = handlers.get(name) ?? [];
     const errors = [];
     if (name === "agent_start") session.idle = false;
