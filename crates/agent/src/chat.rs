@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use toolhost_core::ToolRegistry;
 use toolhost_core::conversation::Message;
@@ -471,12 +472,20 @@ impl ChatSession {
             .checked_sub(1)
             .and_then(|at| points.get(at))
             .ok_or_else(|| format!("there is no message {n}: /branch lists them"))?;
+        let entry = *entry;
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_fork",
+            json!({ "entryId": entry.to_string() }),
+            "/branch",
+        )
+        .await?;
         let recorded = self
             .recorded
             .as_ref()
             .ok_or("this chat keeps no session, so it cannot branch")?;
         self.messages = recorded
-            .branch_before(*entry)
+            .branch_before(entry)
             .map_err(|error| error.to_string())?;
         self.agent.session_event(SessionEvent::Branch).await;
         Ok(())
@@ -497,12 +506,20 @@ impl ChatSession {
             .checked_sub(1)
             .and_then(|at| branches.get(at))
             .ok_or_else(|| format!("there is no branch {n}: /tree lists them"))?;
+        let tip = branch.tip;
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_tree",
+            json!({ "targetId": tip.to_string() }),
+            "/tree",
+        )
+        .await?;
         let recorded = self
             .recorded
             .as_ref()
             .ok_or("this chat keeps no session, so it has no tree")?;
         self.messages = recorded
-            .switch_to_branch(branch.tip)
+            .switch_to_branch(tip)
             .map_err(|error| error.to_string())?;
         self.agent.session_event(SessionEvent::Tree).await;
         Ok(())
@@ -521,6 +538,13 @@ impl ChatSession {
 
     /// `/resume ID`: switches to another session.
     pub async fn resume(&mut self, id: &str) -> Result<(), String> {
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_switch",
+            json!({ "reason": "resume", "targetSessionId": id }),
+            "/resume",
+        )
+        .await?;
         let path = self
             .store_path
             .clone()
@@ -577,6 +601,27 @@ impl ChatSession {
             .set_recorded(Some(Arc::clone(&recorded) as Arc<dyn ExtensionStore>));
         self.recorded = Some(recorded);
         self.messages = messages;
+        Ok(())
+    }
+}
+
+/// A pi extension's `session_before_*` handler answering `{ cancel: true }` keeps `what` from
+/// happening: the error says so. (It takes the extensions, not the chat: the chat's state is
+/// not `Sync`.)
+async fn refused_by_extensions(
+    extensions: Arc<ExtensionSession>,
+    event: &str,
+    payload: Value,
+    what: &str,
+) -> Result<(), String> {
+    if !extensions.extensions().listens_to(event) {
+        return Ok(());
+    }
+    let cancelled = extensions.extensions().cancelled(event, &payload).await;
+    extensions.apply_and_deliver().await;
+    if cancelled {
+        Err(format!("an extension's {event} handler cancelled {what}"))
+    } else {
         Ok(())
     }
 }

@@ -520,3 +520,35 @@ fn plain_keeps_line_mode_on_a_terminal_that_could_draw_the_full_screen() {
         terminal.screen()
     );
 }
+
+/// A pi extension in the shape of pi's guard examples: it refuses every `/branch`.
+const BRANCH_GUARD: &str = r#"
+export default function (pi) {
+  pi.on("session_before_fork", async () => ({ cancel: true }));
+}
+"#;
+
+#[test]
+fn an_extension_cancels_a_branch_in_chat() {
+    let runtime = runtime();
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.workspace.join(".pi/extensions/branch-guard.js"),
+        BRANCH_GUARD,
+    );
+    let model = model(&runtime, vec![Reply::text("First answer.").into()]);
+    let mut terminal = Terminal::start(&dirs, &model, "");
+    let mut seen = terminal.wait_for("> ", 0);
+    terminal.type_keys("first question\r");
+    seen = terminal.wait_for("First answer.", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/branch 1\r");
+    seen = terminal.wait_for(
+        "error: an extension's session_before_fork handler cancelled /branch",
+        seen,
+    );
+    terminal.wait_for("> ", seen);
+    terminal.type_keys("/exit\r");
+    assert_eq!(terminal.wait_exit(), Some(0));
+    assert!(!terminal.screen().contains("the old branch is kept"));
+}
