@@ -179,7 +179,7 @@ fn offered(body: &Value) -> Vec<String> {
 }
 
 #[test]
-fn a_run_applies_active_tools_offers_late_tools_passes_pi_events_and_ends_settled() {
+fn a_run_applies_active_tools_offers_late_tools_compacts_passes_pi_events_and_ends_settled() {
     let setup = setup();
     write_file(setup.workspace.join("notes.txt"), "the notes");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -191,6 +191,7 @@ fn a_run_applies_active_tools_offers_late_tools_passes_pi_events_and_ends_settle
         WireFormat::OpenAiChat,
         vec![
             Reply::tool_call("call_1", "Read", json!({"path": "notes.txt"})).into(),
+            Reply::text("The notes were read.").into(),
             Reply::tool_call("call_2", "late_tool", json!({})).into(),
             Reply::text("Done.").into(),
         ],
@@ -223,8 +224,21 @@ fn a_run_applies_active_tools_offers_late_tools_passes_pi_events_and_ends_settle
     );
     let requests = model.requests();
     assert_eq!(offered(&requests[0].body), ["Read", "Bash"]);
-    assert_eq!(offered(&requests[1].body), ["Read", "Bash", "late_tool"]);
-    let results: Vec<String> = requests[2].body["messages"]
+    // squash.ts's ctx.compact() after the first turn: the next request is the summary's.
+    let summary_request = requests[1].body.to_string();
+    assert!(
+        summary_request.contains("Keep the file names."),
+        "{summary_request}"
+    );
+    assert_eq!(offered(&requests[2].body), ["Read", "Bash", "late_tool"]);
+    assert!(
+        requests[2]
+            .body
+            .to_string()
+            .contains("The notes were read."),
+        "the run goes on from the summary"
+    );
+    let results: Vec<String> = requests[3].body["messages"]
         .as_array()
         .unwrap()
         .iter()

@@ -208,6 +208,12 @@ impl LoopExtensions {
         self.notify("message_end", &event).await;
     }
 
+    /// The compaction an extension asked for with `ctx.compact()`, if one did: its
+    /// instructions.
+    pub(crate) fn compact_request(&self) -> Option<Option<String>> {
+        self.0.as_ref()?.take_compact_request()
+    }
+
     /// `turn_start`.
     pub(crate) async fn turn_start(&self, turn: usize) {
         self.notify(

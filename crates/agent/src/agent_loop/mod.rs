@@ -660,6 +660,24 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) {
+        if let Some(instructions) = self.extensions.compact_request() {
+            // An extension's `ctx.compact()`: now, whatever the size.
+            let compacted = self
+                .compact(
+                    &run.messages,
+                    "manual",
+                    instructions.as_deref(),
+                    events,
+                    cancel.clone(),
+                )
+                .await;
+            if let Ok(done) = compacted {
+                run.usage += done.usage;
+                run.messages = done.messages;
+                run.measured = None;
+            }
+            return;
+        }
         let Some(threshold) = self.compaction.threshold() else {
             return;
         };

@@ -38,6 +38,8 @@ pub struct ExtensionSession {
     added: Mutex<Vec<String>>,
     /// `pi.setActiveTools(names)`: the tools to offer from the next turn (`None`: all).
     active: Mutex<Option<Vec<String>>>,
+    /// `ctx.compact()`: compact before the next request, with these instructions.
+    compact: Mutex<Option<Option<String>>>,
     /// `pi.events` messages waiting for the other extensions: who emitted, channel, data.
     bus: Mutex<Vec<(PathBuf, String, Value)>>,
 }
@@ -68,6 +70,7 @@ impl ExtensionSession {
             added: Mutex::default(),
             active: Mutex::default(),
             bus: Mutex::default(),
+            compact: Mutex::default(),
         }
     }
 
@@ -102,6 +105,12 @@ impl ExtensionSession {
     /// extension chose.
     pub fn active_tools(&self) -> Option<Vec<String>> {
         lock(&self.active).clone()
+    }
+
+    /// The compaction an extension asked for (`ctx.compact({ customInstructions })`) since the
+    /// last take: `Some(instructions)`.
+    pub fn take_compact_request(&self) -> Option<Option<String>> {
+        lock(&self.compact).take()
     }
 
     /// Messages extensions sent (`sendUserMessage`, `sendMessage`) since the last take.
@@ -284,9 +293,10 @@ impl ExtensionSession {
                 ExtensionActionKind::BusEmit { channel, data } => {
                     lock(&self.bus).push((action.module.clone(), channel, data));
                 }
-                ExtensionActionKind::Shutdown
-                | ExtensionActionKind::Compact
-                | ExtensionActionKind::Reload => {
+                ExtensionActionKind::Compact { instructions } => {
+                    *lock(&self.compact) = Some(instructions);
+                }
+                ExtensionActionKind::Shutdown | ExtensionActionKind::Reload => {
                     tracing::info!(extension = %module, "{:?} is not available to extensions in toolhost", action.kind);
                 }
             }

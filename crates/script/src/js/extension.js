@@ -136,7 +136,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     hasPendingMessages: () => false,
     shutdown: () => action("shutdown"),
     getContextUsage: () => session.usage,
-    compact: () => action("compact"),
+    compact: (options) => action("compact", { customInstructions: typeof options?.customInstructions === "string" ? options.customInstructions : null }),
     getSystemPrompt: () => session.systemPrompt,
   };
   const ctx = Object.freeze(context);
