@@ -181,6 +181,7 @@ fn offered(body: &Value) -> Vec<String> {
 #[test]
 fn a_run_applies_active_tools_offers_late_tools_compacts_passes_pi_events_and_ends_settled() {
     let setup = setup();
+    write_file(setup.workspace.join("squash-please"), "");
     write_file(setup.workspace.join("notes.txt"), "the notes");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
