@@ -380,6 +380,33 @@ impl ChatSession {
         async move { mcp_prompt_commands(&mcp).await }
     }
 
+    /// Tells the pi extensions the model changed from `previous` (`(provider, model)`) to the
+    /// current one: `ctx.model`, then pi's `model_select` (`source: "set"`).
+    /// (Async without holding the session: the chat's state is not `Sync`.)
+    pub fn tell_model_select(
+        &self,
+        previous: (String, String),
+    ) -> impl Future<Output = ()> + use<> {
+        let extensions = Arc::clone(&self.extensions);
+        let (provider, model) = (
+            self.provider.entry.name.clone(),
+            self.provider.model.clone(),
+        );
+        async move {
+            let current = json!({ "provider": provider, "id": model, "name": model });
+            extensions
+                .extensions()
+                .set_session(&json!({ "model": current }))
+                .await;
+            let payload = json!({
+                "model": current,
+                "previousModel": { "provider": previous.0, "id": previous.1, "name": previous.1 },
+                "source": "set",
+            });
+            extensions.notify("model_select", &payload).await;
+        }
+    }
+
     /// `/model [PROVIDER] [MODEL]`: another model, provider, or both, for the turns to come
     /// (recorded, so a resume goes on with it). WebSearch keeps the provider the chat began
     /// with.

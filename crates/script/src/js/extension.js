@@ -13,7 +13,7 @@ const EVENTS = new Set([
   "session_before_compact", "session_compact", "before_agent_start", "agent_start", "agent_end",
   "turn_start", "turn_end", "input", "context", "tool_call", "tool_result",
   "tool_execution_start", "tool_execution_update", "tool_execution_end",
-  "message_start", "message_end",
+  "message_start", "message_end", "model_select",
 ]);
 
 // Names other pis use for events toolhost fires: oh-my-pi's (and pi's before 2026)
