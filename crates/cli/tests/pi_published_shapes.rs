@@ -457,3 +457,54 @@ fn packages_installed_by_pi_install_are_found_from_the_settings() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_oh_my_pi_plugin_package_gives_its_tools_module_and_its_hook() {
+    let setup = HomeAndWorkspace::new();
+    copy_folder(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/omp_plugin/kit"),
+        &setup.home.join(".omp/plugins/node_modules/@acme/kit"),
+    );
+    let called = toolhost(&setup)
+        .args(["call", "kit_shout", r#"{"text": "hi"}"#, "--yes"])
+        .output()
+        .unwrap();
+    assert!(
+        called.status.success(),
+        "{}",
+        String::from_utf8_lossy(&called.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&called.stdout).trim_end(), "HI!");
+    let listed = toolhost(&setup).arg("tools").output().unwrap();
+    let stdout = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        !stdout.contains("shout.ts"),
+        "a helper is not a tool: {stdout}"
+    );
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockModel::start(
+        WireFormat::OpenAiChat,
+        vec![Reply::text("Hello.").into()],
+    ));
+    let output = toolhost(&setup)
+        .timeout(Duration::from_secs(60))
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_BASE_URL", model.openai_base_url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "Hi."])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let system = model.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(system.contains("The kit plugin is installed."), "{system}");
+}

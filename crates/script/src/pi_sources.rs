@@ -12,7 +12,7 @@
 //! - plugin packages installed in `~/.toolhost/plugins/node_modules` and
 //!   `~/.omp/plugins/node_modules` (scoped ones too), read from their `package.json`:
 //!   `toolhost.tools`, `omp.tools` / `pi.tools` (a path or a list), `omp.extensions` /
-//!   `pi.extensions`, else a `tools/` folder. A tools folder with an `index.ts` is one module;
+//!   `pi.extensions`, `omp.hooks` / `pi.hooks`, else a `tools/` folder. A tools folder with an `index.ts` is one module;
 //!   otherwise each module in it is one. A package that yields nothing is reported.
 
 use std::path::{Path, PathBuf};
@@ -156,6 +156,13 @@ fn plugin_entries(package: &Path) -> Result<Vec<Entry>, String> {
         })
         .collect();
     entries.extend(package_extensions(package).unwrap_or_default());
+    // oh-my-pi's `hooks` (the same `pi.on(…)` contract as an extension's).
+    let mut hooks = listed(&manifest, "/omp/hooks");
+    hooks.extend(listed(&manifest, "/pi/hooks"));
+    entries.extend(hooks.into_iter().map(|path| Entry {
+        path: package.join(path),
+        root: package.to_path_buf(),
+    }));
     if let Some(missing) = entries.iter().find(|entry| !entry.path.exists()) {
         return Err(format!(
             "its package.json lists {}, which does not exist",
@@ -195,21 +202,29 @@ mod tests {
     }
 
     #[test]
-    fn an_omp_manifest_names_the_tools_folder_and_the_extensions() {
+    fn an_omp_manifest_names_the_tools_folder_the_extensions_and_the_hooks() {
         let dir = tempfile::tempdir().unwrap();
         let package = dir.path().join(".omp/plugins/node_modules/@scope/kit");
         std::fs::create_dir_all(package.join("src/tools")).unwrap();
         std::fs::write(package.join("src/tools/index.ts"), "").unwrap();
         std::fs::write(package.join("ext.ts"), "").unwrap();
+        std::fs::write(package.join("hook.ts"), "").unwrap();
         std::fs::write(
             package.join("package.json"),
-            r#"{"omp": {"tools": "src/tools", "runtime": "src/tools/runtime.json", "extensions": ["./ext.ts"]}}"#,
+            r#"{"omp": {"tools": "src/tools", "runtime": "src/tools/runtime.json", "extensions": ["./ext.ts"], "hooks": "hook.ts"}}"#,
         )
         .unwrap();
         let (entries, errors) = pi_entries(Some(dir.path()), &dir.path().join("work"));
         assert!(errors.is_empty(), "{errors:?}");
         let paths: Vec<_> = entries.iter().map(|e| e.path.clone()).collect();
-        assert_eq!(paths, [package.join("src/tools"), package.join("./ext.ts")]);
+        assert_eq!(
+            paths,
+            [
+                package.join("src/tools"),
+                package.join("./ext.ts"),
+                package.join("hook.ts")
+            ]
+        );
         assert!(entries.iter().all(|e| e.root == package));
     }
 }
