@@ -67,6 +67,9 @@ fn a_published_layout_loads_and_its_imports_give_what_pi_gives() {
             "decoded": "\u{e9}!",
             "clock": "number",
             "scoped": "run-1",
+            "diff": { "diff": " 1 a\n-2 b\n+2 B\n 3 c", "firstChangedLine": 2 },
+            "patch": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+            "repaired": { "a": 1 },
             "missing": "'futureHelper' (imported from '@mariozechner/pi-coding-agent') is not \
                         provided by toolhost's built-in @mariozechner/pi-coding-agent: the \
                         embedded engine has no such export",

@@ -166,6 +166,10 @@ const piTools = () => require("toolhost:pi-tools");
 for (const name of ["createReadTool", "createBashTool", "createWriteTool", "createEditTool", "createLsTool", "createGrepTool", "createFindTool", "createCodingTools", "createReadOnlyTools"]) {
   agent[name] = (...args) => piTools()[name](...args);
 }
+// pi's edit helpers (made on first use).
+for (const name of ["generateDiffString", "generateUnifiedPatch", "withFileMutationQueue"]) {
+  agent[name] = (...args) => require("toolhost:pi-edit")[name](...args);
+}
 // A newer pi's names for the same factories (the definition an extension registers).
 for (const name of ["Read", "Bash", "Write", "Edit", "Ls", "Grep", "Find"]) {
   agent[`create${name}ToolDefinition`] = (...args) => piTools()[`create${name}Tool`](...args);

@@ -13,6 +13,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("toolhost:extension", include_str!("../js/extension.js")),
     ("toolhost:pi-tools", include_str!("../js/pi_tools.js")),
     ("toolhost:intl", include_str!("../js/intl.js")),
+    ("toolhost:pi-edit", include_str!("../js/pi_edit.js")),
     ("zod", include_str!("../js/zod.js")),
     ("node:path", include_str!("../js/path.js")),
     ("node:fs", include_str!("../js/fs.js")),
