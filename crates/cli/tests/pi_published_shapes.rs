@@ -111,6 +111,13 @@ fn newer_and_ui_only_pi_calls_are_ignored_with_a_warning_naming_them() {
         "{stderr}"
     );
     assert!(!stderr.contains("registered nothing"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "declines.ts: the factory returned null: it offers no tools here (plugins do this \
+             when something they need is missing, such as an API key in the environment"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

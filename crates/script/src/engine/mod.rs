@@ -84,6 +84,9 @@ pub(crate) struct Loaded {
     /// The pi calls it made that toolhost accepts and ignores (`pi.registerShortcut`, …).
     #[serde(default)]
     pub ignored: Vec<String>,
+    /// Whether the factory returned `null`: it declined to offer tools here.
+    #[serde(default)]
+    pub declined: bool,
 }
 
 impl Loaded {
@@ -226,6 +229,16 @@ impl Engine {
                      with no tool, command or event handler",
                     loaded.ignored.join(", ")
                 ))
+            }
+            Some(loaded)
+                if loaded.tools.is_empty() && !loaded.is_extension() && loaded.declined =>
+            {
+                Err(
+                    "the factory returned null: it offers no tools here (plugins do this when \
+                     something they need is missing, such as an API key in the environment, \
+                     which custom tools do not see, or a program)"
+                        .to_owned(),
+                )
             }
             Some(loaded) if loaded.tools.is_empty() && !loaded.is_extension() => Err(
                 "the module's default export returned no tools and registered nothing (no \

@@ -132,7 +132,7 @@ async function loadTools(namespace, infoJson, path) {
     const list = produced === undefined || produced === null ? [] : Array.isArray(produced) ? produced : [produced];
     const specs = list.map((tool) => addTool(tool));
     const registered = extension.takeRegistered();
-    return ok({ tools: [...specs, ...registered.tools], commands: registered.commands, events: registered.events, ignored: registered.ignored, returned: produced !== undefined && produced !== null });
+    return ok({ tools: [...specs, ...registered.tools], commands: registered.commands, events: registered.events, ignored: registered.ignored, returned: produced !== undefined && produced !== null, declined: produced === null });
   } catch (error) {
     return fail(error);
   }
