@@ -47,22 +47,31 @@ fn uses(code: &str, name: &str) -> bool {
 }
 
 /// Whether `code` declares `name` itself (`const require = createRequire(…)`, `function
-/// require`, an import of that name).
+/// require`, an import of that name, or a destructuring `const { require } = …`), so that a
+/// second declaration would not compile.
 fn declares(code: &str, name: &str) -> bool {
     ["const", "let", "var", "function", "class", "import"]
         .iter()
         .any(|keyword| {
             code.match_indices(keyword).any(|(at, _)| {
                 let rest = &code[at + keyword.len()..];
-                let name_follows = rest
-                    .trim_start()
-                    .strip_prefix(name)
-                    .is_some_and(|after| !after.chars().next().is_some_and(is_identifier_char));
                 let starts_word = !code[..at]
                     .chars()
                     .next_back()
                     .is_some_and(is_identifier_char);
-                starts_word && rest.starts_with(char::is_whitespace) && name_follows
+                if !starts_word || !rest.starts_with(char::is_whitespace) {
+                    return false;
+                }
+                let declared = rest.trim_start();
+                let name_follows = declared
+                    .strip_prefix(name)
+                    .is_some_and(|after| !after.chars().next().is_some_and(is_identifier_char));
+                // `{ a, require }` or `[require]`: the names up to the closing bracket.
+                let destructured = declared
+                    .strip_prefix(['{', '['])
+                    .and_then(|inside| inside.split(['}', ']']).next())
+                    .is_some_and(|names| uses(names, name));
+                name_follows || destructured
             })
         })
 }
@@ -92,6 +101,13 @@ mod tests {
             dirname.starts_with("const __dirname = \"/tools/ext\"; "),
             "{dirname}"
         );
+        let destructured = "const { require, other } = globalThis.loader; require(\"x\");";
+        assert_eq!(
+            with_commonjs_names(path, destructured.to_owned()),
+            destructured
+        );
+        let imported = "import { require } from \"./shim.js\"; require(\"x\");";
+        assert_eq!(with_commonjs_names(path, imported.to_owned()), imported);
         let untouched = "const requirement = 1; x.__dirnames = 2;";
         assert_eq!(with_commonjs_names(path, untouched.to_owned()), untouched);
     }
