@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use toolhost_core::ToolRegistry;
 use toolhost_core::conversation::Message;
@@ -379,6 +380,33 @@ impl ChatSession {
         async move { mcp_prompt_commands(&mcp).await }
     }
 
+    /// Tells the pi extensions the model changed from `previous` (`(provider, model)`) to the
+    /// current one: `ctx.model`, then pi's `model_select` (`source: "set"`).
+    /// (Async without holding the session: the chat's state is not `Sync`.)
+    pub fn tell_model_select(
+        &self,
+        previous: (String, String),
+    ) -> impl Future<Output = ()> + use<> {
+        let extensions = Arc::clone(&self.extensions);
+        let (provider, model) = (
+            self.provider.entry.name.clone(),
+            self.provider.model.clone(),
+        );
+        async move {
+            let current = json!({ "provider": provider, "id": model, "name": model });
+            extensions
+                .extensions()
+                .set_session(&json!({ "model": current }))
+                .await;
+            let payload = json!({
+                "model": current,
+                "previousModel": { "provider": previous.0, "id": previous.1, "name": previous.1 },
+                "source": "set",
+            });
+            extensions.notify("model_select", &payload).await;
+        }
+    }
+
     /// `/model [PROVIDER] [MODEL]`: another model, provider, or both, for the turns to come
     /// (recorded, so a resume goes on with it). WebSearch keeps the provider the chat began
     /// with.
@@ -471,12 +499,20 @@ impl ChatSession {
             .checked_sub(1)
             .and_then(|at| points.get(at))
             .ok_or_else(|| format!("there is no message {n}: /branch lists them"))?;
+        let entry = *entry;
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_fork",
+            json!({ "entryId": entry.to_string() }),
+            "/branch",
+        )
+        .await?;
         let recorded = self
             .recorded
             .as_ref()
             .ok_or("this chat keeps no session, so it cannot branch")?;
         self.messages = recorded
-            .branch_before(*entry)
+            .branch_before(entry)
             .map_err(|error| error.to_string())?;
         self.agent.session_event(SessionEvent::Branch).await;
         Ok(())
@@ -497,12 +533,20 @@ impl ChatSession {
             .checked_sub(1)
             .and_then(|at| branches.get(at))
             .ok_or_else(|| format!("there is no branch {n}: /tree lists them"))?;
+        let tip = branch.tip;
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_tree",
+            json!({ "targetId": tip.to_string() }),
+            "/tree",
+        )
+        .await?;
         let recorded = self
             .recorded
             .as_ref()
             .ok_or("this chat keeps no session, so it has no tree")?;
         self.messages = recorded
-            .switch_to_branch(branch.tip)
+            .switch_to_branch(tip)
             .map_err(|error| error.to_string())?;
         self.agent.session_event(SessionEvent::Tree).await;
         Ok(())
@@ -521,6 +565,13 @@ impl ChatSession {
 
     /// `/resume ID`: switches to another session.
     pub async fn resume(&mut self, id: &str) -> Result<(), String> {
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_switch",
+            json!({ "reason": "resume", "targetSessionId": id }),
+            "/resume",
+        )
+        .await?;
         let path = self
             .store_path
             .clone()
@@ -577,6 +628,27 @@ impl ChatSession {
             .set_recorded(Some(Arc::clone(&recorded) as Arc<dyn ExtensionStore>));
         self.recorded = Some(recorded);
         self.messages = messages;
+        Ok(())
+    }
+}
+
+/// A pi extension's `session_before_*` handler answering `{ cancel: true }` keeps `what` from
+/// happening: the error says so. (It takes the extensions, not the chat: the chat's state is
+/// not `Sync`.)
+async fn refused_by_extensions(
+    extensions: Arc<ExtensionSession>,
+    event: &str,
+    payload: Value,
+    what: &str,
+) -> Result<(), String> {
+    if !extensions.extensions().listens_to(event) {
+        return Ok(());
+    }
+    let cancelled = extensions.extensions().cancelled(event, &payload).await;
+    extensions.apply_and_deliver().await;
+    if cancelled {
+        Err(format!("an extension's {event} handler cancelled {what}"))
+    } else {
         Ok(())
     }
 }

@@ -520,3 +520,78 @@ fn plain_keeps_line_mode_on_a_terminal_that_could_draw_the_full_screen() {
         terminal.screen()
     );
 }
+
+/// A pi extension in the shape of pi's guard examples: it refuses every `/branch`.
+const BRANCH_GUARD: &str = r#"
+export default function (pi) {
+  pi.on("session_before_fork", async () => ({ cancel: true }));
+}
+"#;
+
+#[test]
+fn an_extension_cancels_a_branch_in_chat() {
+    let runtime = runtime();
+    let dirs = HomeAndWorkspace::new();
+    write_file(
+        dirs.workspace.join(".pi/extensions/branch-guard.js"),
+        BRANCH_GUARD,
+    );
+    let model = model(&runtime, vec![Reply::text("First answer.").into()]);
+    let mut terminal = Terminal::start(&dirs, &model, "");
+    let mut seen = terminal.wait_for("> ", 0);
+    terminal.type_keys("first question\r");
+    seen = terminal.wait_for("First answer.", seen);
+    seen = terminal.wait_for("> ", seen);
+    terminal.type_keys("/branch 1\r");
+    seen = terminal.wait_for(
+        "error: an extension's session_before_fork handler cancelled /branch",
+        seen,
+    );
+    terminal.wait_for("> ", seen);
+    terminal.type_keys("/exit\r");
+    assert_eq!(terminal.wait_exit(), Some(0));
+    assert!(!terminal.screen().contains("the old branch is kept"));
+}
+
+/// A pi extension in the shape of pi's model-status example: it notes each model change.
+const MODEL_WATCHER: &str = r#"
+import { writeFileSync } from "node:fs";
+export default function (pi) {
+  pi.on("model_select", async (event, ctx) => {
+    const name = (model) => `${model.provider}/${model.id}`;
+    writeFileSync(`${ctx.cwd}/model.txt`, `${name(event.previousModel)} -> ${name(event.model)} (${event.source}); ctx.model ${ctx.model.id}`);
+  });
+}
+"#;
+
+#[test]
+fn an_extension_hears_a_model_switch_in_chat() {
+    let runtime = runtime();
+    let dirs = HomeAndWorkspace::new();
+    let first = model(&runtime, vec![]);
+    let second = model(&runtime, vec![]);
+    write_file(
+        dirs.workspace.join(".pi/extensions/model-watcher.js"),
+        MODEL_WATCHER,
+    );
+    write_file(
+        dirs.workspace.join(".toolhost/config.toml"),
+        format!(
+            "[agent]\nprovider = \"openai\"\n\n[providers.second]\napi = \"openai-chat\"\n\
+             base_url = \"{}\"\nmodel = \"second-model\"\n",
+            second.openai_base_url()
+        ),
+    );
+    let mut terminal = Terminal::start(&dirs, &first, "--mode bypassPermissions");
+    let mut seen = terminal.wait_for("> ", 0);
+    terminal.type_keys("/model second\r");
+    seen = terminal.wait_for("model: second-model (second)", seen);
+    terminal.wait_for("> ", seen);
+    terminal.type_keys("/exit\r");
+    assert_eq!(terminal.wait_exit(), Some(0));
+    let noted = std::fs::read_to_string(dirs.workspace.join("model.txt")).unwrap();
+    assert!(
+        noted.ends_with("-> second/second-model (set); ctx.model second-model"),
+        "{noted}"
+    );
+}

@@ -7,10 +7,14 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use toolhost_core::conversation::Message;
-use toolhost_core::{ContentBlock, SessionEvent};
+use toolhost_core::conversation::{AssistantMessage, AssistantPart, Message};
+use toolhost_core::{ContentBlock, SessionEvent, ToolRegistry, ToolSpec};
 
-use toolhost_script::ExtensionSession;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use toolhost_core::conversation::ToolCall;
+use toolhost_script::{ExtensionSession, pi_tool_name};
+
+use super::{AgentEvent, AgentEventSink};
 
 /// The loop's view of a session's extensions (none by default).
 #[derive(Clone, Debug, Default)]
@@ -73,6 +77,141 @@ impl LoopExtensions {
         } else {
             self.apply();
         }
+    }
+
+    /// The tools to offer this turn: `tools`, and after them the tools extensions registered
+    /// since loading (from a handler or a command) that `registry` holds, so that the model is
+    /// offered them from the turn after their registration; of these, only those the last
+    /// `pi.setActiveTools` named, when an extension named any.
+    pub(crate) fn offered_tools(
+        &self,
+        tools: &Arc<[ToolSpec]>,
+        registry: &ToolRegistry,
+    ) -> Arc<[ToolSpec]> {
+        let Some(session) = &self.0 else {
+            return Arc::clone(tools);
+        };
+        let added: Vec<ToolSpec> = session
+            .tools_added_after_load()
+            .iter()
+            .filter(|name| !tools.iter().any(|spec| &spec.name == *name))
+            .filter_map(|name| registry.spec(name))
+            .collect();
+        let active = session.active_tools();
+        if added.is_empty() && active.is_none() {
+            return Arc::clone(tools);
+        }
+        let chosen = |spec: &ToolSpec| {
+            active.as_ref().is_none_or(|names| {
+                names
+                    .iter()
+                    .any(|name| *name == spec.name || name == pi_tool_name(&spec.name))
+            })
+        };
+        tools
+            .iter()
+            .cloned()
+            .chain(added)
+            .filter(|spec| chosen(spec))
+            .collect()
+    }
+
+    /// What the tool calls of a turn report to: `events`, and, when an extension listens to
+    /// `tool_execution_update`, a sink that also queues each update for [`Self::tell_updates`],
+    /// which must run beside the calls (the sink is synchronous, handlers are not).
+    pub(crate) fn with_updates(
+        &self,
+        calls: &[ToolCall],
+        events: &AgentEventSink,
+    ) -> (AgentEventSink, Option<UnboundedReceiver<Value>>) {
+        if self.listening("tool_execution_update").is_none() {
+            return (Arc::clone(events), None);
+        }
+        let (sender, receiver) = unbounded_channel();
+        let calls: Vec<(String, String, Value)> = calls
+            .iter()
+            .map(|call| {
+                let args = call.parsed_arguments().unwrap_or(Value::Null);
+                (call.id.clone(), pi_tool_name(&call.name).to_owned(), args)
+            })
+            .collect();
+        let events = Arc::clone(events);
+        let sink: AgentEventSink = Arc::new(move |event| {
+            if let AgentEvent::ToolCallUpdate { call_id, update } = &event
+                && let Some((_, name, args)) = calls.iter().find(|(id, _, _)| id == call_id)
+            {
+                // The receiver lives as long as the calls run; a closed one means no listener.
+                let _ = sender.send(json!({
+                    "toolCallId": call_id,
+                    "toolName": name,
+                    "args": args,
+                    "partialResult": { "content": update.content, "details": update.details },
+                }));
+            }
+            events(event);
+        });
+        (sink, Some(receiver))
+    }
+
+    /// `tool_execution_update` for each update queued by [`Self::with_updates`]'s sink, in
+    /// order, until the sink is dropped.
+    pub(crate) async fn tell_updates(&self, receiver: Option<UnboundedReceiver<Value>>) {
+        let Some(mut receiver) = receiver else {
+            return;
+        };
+        while let Some(payload) = receiver.recv().await {
+            self.notify("tool_execution_update", &payload).await;
+        }
+    }
+
+    /// `message_start` and `message_end` for a model's response, in pi's message shape
+    /// (`{ role: "assistant", content: [{type: "text"|"thinking"|"toolCall", …}], usage,
+    /// stopReason, model, timestamp }`). toolhost tells the whole response once it arrived, so
+    /// `message_update` does not fire.
+    pub(crate) async fn assistant_message(&self, message: &AssistantMessage) {
+        if self.listening("message_start").is_none() && self.listening("message_end").is_none() {
+            return;
+        }
+        let content: Vec<Value> = message
+            .content
+            .iter()
+            .map(|part| match part {
+                AssistantPart::Text { text } => json!({ "type": "text", "text": text }),
+                AssistantPart::Reasoning { text, .. } => {
+                    json!({ "type": "thinking", "thinking": text })
+                }
+                AssistantPart::ToolCall(call) => json!({
+                    "type": "toolCall",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": call.parsed_arguments().unwrap_or(Value::Null),
+                }),
+            })
+            .collect();
+        let usage = &message.usage;
+        let pi_message = json!({
+            "role": "assistant",
+            "content": content,
+            "usage": {
+                "input": usage.input_tokens,
+                "output": usage.output_tokens,
+                "cacheRead": usage.cache_read_tokens,
+                "cacheWrite": usage.cache_write_tokens,
+                "totalTokens": usage.input_tokens + usage.output_tokens,
+            },
+            "stopReason": if message.tool_calls().next().is_some() { "toolUse" } else { "stop" },
+            "model": message.model,
+            "timestamp": now_ms(),
+        });
+        let event = json!({ "message": pi_message });
+        self.notify("message_start", &event).await;
+        self.notify("message_end", &event).await;
+    }
+
+    /// The compaction an extension asked for with `ctx.compact()`, if one did: its
+    /// instructions.
+    pub(crate) fn compact_request(&self) -> Option<Option<String>> {
+        self.0.as_ref()?.take_compact_request()
     }
 
     /// `turn_start`.

@@ -521,6 +521,7 @@ impl AgentLoop {
             events(AgentEvent::AssistantMessage {
                 message: response.clone(),
             });
+            self.extensions.assistant_message(&response).await;
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             let text = response.text();
             if calls.is_empty()
@@ -568,8 +569,16 @@ impl AgentLoop {
                     limit: self.max_iterations,
                 });
             }
-            let finished =
-                run_tool_calls(&self.registry, &calls, &self.session, events, cancel).await;
+            let (sink, updates) = self.extensions.with_updates(&calls, events);
+            let calls_run = async move {
+                let finished =
+                    run_tool_calls(&self.registry, &calls, &self.session, &sink, cancel).await;
+                // Dropping the sink ends `tell_updates` once it told the last update.
+                drop(sink);
+                (finished, calls)
+            };
+            let ((finished, calls), ()) =
+                futures::join!(calls_run, self.extensions.tell_updates(updates));
             let stop =
                 finished
                     .iter()
@@ -663,6 +672,24 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) {
+        if let Some(instructions) = self.extensions.compact_request() {
+            // An extension's `ctx.compact()`: now, whatever the size.
+            let compacted = self
+                .compact(
+                    &run.messages,
+                    "manual",
+                    instructions.as_deref(),
+                    events,
+                    cancel.clone(),
+                )
+                .await;
+            if let Ok(done) = compacted {
+                run.usage += done.usage;
+                run.messages = done.messages;
+                run.measured = None;
+            }
+            return;
+        }
         let Some(threshold) = self.compaction.threshold() else {
             return;
         };
@@ -694,7 +721,8 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, RunOutcome> {
-        let offered = self.deferral.offered(&self.tools, messages);
+        let tools = self.extensions.offered_tools(&self.tools, &self.registry);
+        let offered = self.deferral.offered(&tools, messages);
         let request = ModelRequest {
             system: system.to_owned(),
             messages: messages.to_vec(),

@@ -37,6 +37,7 @@ pub mod host_api;
 pub mod in_session;
 mod limits;
 mod module_loader;
+mod pi_packages;
 mod pi_sources;
 mod reload;
 mod render_tree;

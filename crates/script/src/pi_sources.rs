@@ -2,7 +2,9 @@
 //!
 //! - extension folders: `.pi/extensions/` and `~/.pi/agent/extensions/` (pi), `.omp/extensions/`
 //!   and `~/.omp/agent/extensions/` (oh-my-pi), `~/.toolhost/extensions/` and
-//!   `.toolhost/extensions/` (ours). In each, a `.ts`/`.js` file is an extension, and so is a
+//!   `.toolhost/extensions/` (ours), then the hook and custom tool folders pi and oh-my-pi read
+//!   before extensions replaced them (`.pi/hooks/`, `~/.pi/agent/hooks/`, `.omp/hooks/`,
+//!   `~/.omp/agent/hooks/`, and the same with `tools`). In each, a `.ts`/`.js` file is an extension, and so is a
 //!   sub-folder whose `package.json` lists `pi.extensions` (or `omp.extensions`), else that has an
 //!   `index.ts`/`index.js`;
 //! - the `extensions` paths of pi's `settings.json` (`.pi/settings.json`,
@@ -10,24 +12,17 @@
 //! - plugin packages installed in `~/.toolhost/plugins/node_modules` and
 //!   `~/.omp/plugins/node_modules` (scoped ones too), read from their `package.json`:
 //!   `toolhost.tools`, `omp.tools` / `pi.tools` (a path or a list), `omp.extensions` /
-//!   `pi.extensions`, else a `tools/` folder. A tools folder with an `index.ts` is one module;
+//!   `pi.extensions`, `omp.hooks` / `pi.hooks`, else a `tools/` folder. A tools folder with an `index.ts` is one module;
 //!   otherwise each module in it is one. A package that yields nothing is reported.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::error::LoadError;
-use crate::module_loader::existing_module;
-
-/// A module a pi source names: the path to load and the folder its imports stay in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Entry {
-    /// A module file, or a folder with an index (or, for a plugin's tools, a folder of modules).
-    pub path: PathBuf,
-    /// The folder its relative imports must stay inside.
-    pub root: PathBuf,
-}
+pub(crate) use crate::pi_packages::Entry;
+use crate::pi_packages::{
+    PackageScope, extensions_in, is_hidden, listed, package_extensions, read_json,
+    settings_packages, sorted_children,
+};
 
 /// Every module the pi sources name for this home and working folder, in order, and what was
 /// wrong with them.
@@ -41,6 +36,13 @@ pub(crate) fn pi_entries(home: Option<&Path>, cwd: &Path) -> (Vec<Entry>, Vec<Lo
         let Some(base) = settings.parent() else {
             continue;
         };
+        let (found, wrong) = settings_packages(&PackageScope {
+            settings: &settings,
+            base,
+            project: settings.starts_with(cwd.join(".pi")),
+        });
+        entries.extend(found);
+        errors.extend(wrong);
         for path in listed(&read_json(&settings), "/extensions") {
             let path = base.join(path);
             if !path.exists() {
@@ -94,6 +96,18 @@ pub(crate) fn extension_folders(home: Option<&Path>, cwd: &Path) -> Vec<PathBuf>
         folders.push(home.join(".toolhost/extensions"));
     }
     folders.push(cwd.join(".toolhost/extensions"));
+    // Where pi and oh-my-pi looked for hooks and custom tools before extensions replaced them
+    // (`hooks/NAME.ts`, `tools/NAME/index.ts`): their published ones are still dropped there.
+    for kind in ["hooks", "tools"] {
+        folders.push(cwd.join(".pi").join(kind));
+        if let Some(home) = home {
+            folders.push(home.join(".pi/agent").join(kind));
+        }
+        folders.push(cwd.join(".omp").join(kind));
+        if let Some(home) = home {
+            folders.push(home.join(".omp/agent").join(kind));
+        }
+    }
     folders
 }
 
@@ -104,89 +118,6 @@ fn settings_files(home: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
     }
     files.retain(|file| file.is_file());
     files
-}
-
-fn read_json(path: &Path) -> Value {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null)
-}
-
-/// The strings at `pointer`: one string, or a list of them.
-fn listed(value: &Value, pointer: &str) -> Vec<String> {
-    match value.pointer(pointer) {
-        Some(Value::String(path)) => vec![path.clone()],
-        Some(Value::Array(paths)) => paths
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn sorted_children(folder: &Path) -> Vec<PathBuf> {
-    let mut children: Vec<PathBuf> = std::fs::read_dir(folder)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    children.sort();
-    children
-}
-
-fn is_hidden(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|name| name.to_string_lossy().starts_with('.'))
-}
-
-/// pi's rules for one extension folder (one level deep).
-fn extensions_in(folder: &Path) -> Vec<Entry> {
-    let mut entries = Vec::new();
-    for child in sorted_children(folder) {
-        if is_hidden(&child) {
-            continue;
-        }
-        if child.is_file() {
-            let name = child.to_string_lossy();
-            let module = [".ts", ".js", ".mjs", ".mts"]
-                .iter()
-                .any(|ext| name.ends_with(ext))
-                && !name.ends_with(".d.ts");
-            if module {
-                entries.push(Entry {
-                    path: child,
-                    root: folder.to_path_buf(),
-                });
-            }
-        } else if child.is_dir() {
-            match package_extensions(&child) {
-                Some(found) => entries.extend(found),
-                None if existing_module(&child.join("index")).is_some() => entries.push(Entry {
-                    root: child.clone(),
-                    path: child,
-                }),
-                None => {}
-            }
-        }
-    }
-    entries
-}
-
-/// The extensions a folder's `package.json` lists (`pi.extensions`, `omp.extensions`), if it
-/// lists any.
-fn package_extensions(folder: &Path) -> Option<Vec<Entry>> {
-    let manifest = read_json(&folder.join("package.json"));
-    let mut listed_paths = listed(&manifest, "/pi/extensions");
-    listed_paths.extend(listed(&manifest, "/omp/extensions"));
-    (!listed_paths.is_empty()).then(|| {
-        listed_paths
-            .into_iter()
-            .map(|path| Entry {
-                path: folder.join(path),
-                root: folder.to_path_buf(),
-            })
-            .collect()
-    })
 }
 
 /// The package folders in a `node_modules` (scoped ones too).
@@ -225,6 +156,13 @@ fn plugin_entries(package: &Path) -> Result<Vec<Entry>, String> {
         })
         .collect();
     entries.extend(package_extensions(package).unwrap_or_default());
+    // oh-my-pi's `hooks` (the same `pi.on(…)` contract as an extension's).
+    let mut hooks = listed(&manifest, "/omp/hooks");
+    hooks.extend(listed(&manifest, "/pi/hooks"));
+    entries.extend(hooks.into_iter().map(|path| Entry {
+        path: package.join(path),
+        root: package.to_path_buf(),
+    }));
     if let Some(missing) = entries.iter().find(|entry| !entry.path.exists()) {
         return Err(format!(
             "its package.json lists {}, which does not exist",
@@ -264,21 +202,29 @@ mod tests {
     }
 
     #[test]
-    fn an_omp_manifest_names_the_tools_folder_and_the_extensions() {
+    fn an_omp_manifest_names_the_tools_folder_the_extensions_and_the_hooks() {
         let dir = tempfile::tempdir().unwrap();
         let package = dir.path().join(".omp/plugins/node_modules/@scope/kit");
         std::fs::create_dir_all(package.join("src/tools")).unwrap();
         std::fs::write(package.join("src/tools/index.ts"), "").unwrap();
         std::fs::write(package.join("ext.ts"), "").unwrap();
+        std::fs::write(package.join("hook.ts"), "").unwrap();
         std::fs::write(
             package.join("package.json"),
-            r#"{"omp": {"tools": "src/tools", "runtime": "src/tools/runtime.json", "extensions": ["./ext.ts"]}}"#,
+            r#"{"omp": {"tools": "src/tools", "runtime": "src/tools/runtime.json", "extensions": ["./ext.ts"], "hooks": "hook.ts"}}"#,
         )
         .unwrap();
         let (entries, errors) = pi_entries(Some(dir.path()), &dir.path().join("work"));
         assert!(errors.is_empty(), "{errors:?}");
         let paths: Vec<_> = entries.iter().map(|e| e.path.clone()).collect();
-        assert_eq!(paths, [package.join("src/tools"), package.join("./ext.ts")]);
+        assert_eq!(
+            paths,
+            [
+                package.join("src/tools"),
+                package.join("./ext.ts"),
+                package.join("hook.ts")
+            ]
+        );
         assert!(entries.iter().all(|e| e.root == package));
     }
 }

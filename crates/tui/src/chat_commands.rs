@@ -36,13 +36,18 @@ pub async fn chat_command(
             let (provider, model) = session.model();
             format!("model: {model} ({provider})")
         }
-        ChatInput::Model(Some(name)) => match session.switch_model(&name) {
-            Ok(()) => {
-                let (provider, model) = session.model();
-                format!("model: {model} ({provider})")
+        ChatInput::Model(Some(name)) => {
+            let (provider, model) = session.model();
+            let previous = (provider.to_owned(), model.to_owned());
+            match session.switch_model(&name) {
+                Ok(()) => {
+                    session.tell_model_select(previous).await;
+                    let (provider, model) = session.model();
+                    format!("model: {model} ({provider})")
+                }
+                Err(error) => format!("error: {error}"),
             }
-            Err(error) => format!("error: {error}"),
-        },
+        }
         ChatInput::Mode(None) => format!("mode: {}", session.mode()),
         ChatInput::Mode(Some(name)) => match name.parse::<PermissionMode>() {
             Ok(mode) => match session.switch_mode(mode) {

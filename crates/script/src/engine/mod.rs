@@ -81,6 +81,12 @@ pub(crate) struct Loaded {
     /// Whether the export returned something (a factory) rather than nothing (an extension).
     #[serde(default)]
     pub returned: bool,
+    /// The pi calls it made that toolhost accepts and ignores (`pi.registerShortcut`, …).
+    #[serde(default)]
+    pub ignored: Vec<String>,
+    /// Whether the factory returned `null`: it declined to offer tools here.
+    #[serde(default)]
+    pub declined: bool,
 }
 
 impl Loaded {
@@ -212,6 +218,27 @@ impl Engine {
         match loaded.ok {
             Some(loaded) if loaded.tools.is_empty() && loaded.returned => {
                 Err("the factory returned no tools (an empty array)".to_owned())
+            }
+            Some(loaded)
+                if loaded.tools.is_empty()
+                    && !loaded.is_extension()
+                    && !loaded.ignored.is_empty() =>
+            {
+                Err(format!(
+                    "nothing to load: all the extension registers is what toolhost ignores ({}), \
+                     with no tool, command or event handler",
+                    loaded.ignored.join(", ")
+                ))
+            }
+            Some(loaded)
+                if loaded.tools.is_empty() && !loaded.is_extension() && loaded.declined =>
+            {
+                Err(
+                    "the factory returned null: it offers no tools here (plugins do this when \
+                     something they need is missing, such as an API key in the environment, \
+                     which custom tools do not see, or a program)"
+                        .to_owned(),
+                )
             }
             Some(loaded) if loaded.tools.is_empty() && !loaded.is_extension() => Err(
                 "the module's default export returned no tools and registered nothing (no \

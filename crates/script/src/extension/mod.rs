@@ -148,6 +148,9 @@ impl Extension {
     }
 }
 
+/// The internal event that carries `pi.events` between extensions (see `js/extension.js`).
+const BUS_EVENT: &str = "toolhost:bus";
+
 /// Every extension of a session, in load order; tools registered after loading wait in
 /// [`Extensions::take_new_tools`] for the program to register them.
 #[derive(Debug, Default)]
@@ -220,6 +223,20 @@ impl Extensions {
     pub async fn notify(&self, event: &str, payload: &Value) {
         for extension in &self.loaded {
             let (_, tools) = extension.emit(event, payload).await;
+            self.keep_new_tools(tools);
+        }
+    }
+
+    /// Delivers what the extension `from` emitted on `pi.events` to the `pi.events` handlers
+    /// of the others (its own heard it when it was emitted).
+    pub async fn deliver_bus(&self, from: &Path, channel: &str, data: &Value) {
+        let payload = serde_json::json!({ "channel": channel, "data": data });
+        for extension in self
+            .loaded
+            .iter()
+            .filter(|extension| extension.engine.module() != from)
+        {
+            let (_, tools) = extension.emit(BUS_EVENT, &payload).await;
             self.keep_new_tools(tools);
         }
     }

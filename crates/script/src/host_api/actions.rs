@@ -24,8 +24,13 @@ pub enum ExtensionActionKind {
     Abort,
     /// `ctx.shutdown()`: end the session when the run is over.
     Shutdown,
-    /// `ctx.compact()`: compact the conversation.
-    Compact,
+    /// `ctx.compact({ customInstructions })`: compact the conversation before the next
+    /// request to the model.
+    Compact {
+        /// What the summary should keep.
+        #[serde(default, rename = "customInstructions")]
+        instructions: Option<String>,
+    },
     /// `ctx.reload()` of a command: reload the extensions.
     Reload,
     /// `pi.sendMessage(message, options)`: a custom message for the conversation.
@@ -62,6 +67,14 @@ pub enum ExtensionActionKind {
     SetActiveTools {
         /// The tool names.
         names: Vec<String>,
+    },
+    /// `pi.events.emit(channel, data)`: for the `pi.events` handlers of the other extensions.
+    BusEmit {
+        /// The channel.
+        channel: String,
+        /// What was emitted (as JSON).
+        #[serde(default)]
+        data: Value,
     },
 }
 

@@ -2,6 +2,7 @@
 //! record, messages queued for the next turn, `ctx.abort()` cancelling the run, and tools
 //! registered after loading added to the registry.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -9,7 +10,7 @@ use super::ExtensionStore;
 use crate::{ExtensionActionKind, Extensions, InputOutcome, ScriptHost};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use toolhost_core::ToolRegistry;
+use toolhost_core::{Tool as _, ToolRegistry};
 
 /// What becomes of the user's input once the extensions saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +33,20 @@ pub struct ExtensionSession {
     cancel: Mutex<Option<CancellationToken>>,
     queued: Mutex<Vec<String>>,
     started: AtomicBool,
+    /// The names of the tools registered after loading, in order: the loop offers them from
+    /// the next turn.
+    added: Mutex<Vec<String>>,
+    /// `pi.setActiveTools(names)`: the tools to offer from the next turn (`None`: all).
+    active: Mutex<Option<Vec<String>>>,
+    /// `ctx.compact()`: compact before the next request, with these instructions.
+    compact: Mutex<Option<Option<String>>>,
+    /// `pi.events` messages waiting for the other extensions: who emitted, channel, data.
+    bus: Mutex<Vec<(PathBuf, String, Value)>>,
 }
+
+/// The most `pi.events` messages passed between extensions after one event: handlers that
+/// answer each other forever are cut off there.
+const MAX_BUS_DELIVERIES: usize = 256;
 
 impl std::fmt::Debug for ExtensionSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -53,6 +67,10 @@ impl ExtensionSession {
             cancel: Mutex::default(),
             queued: Mutex::default(),
             started: AtomicBool::new(false),
+            added: Mutex::default(),
+            active: Mutex::default(),
+            bus: Mutex::default(),
+            compact: Mutex::default(),
         }
     }
 
@@ -74,6 +92,25 @@ impl ExtensionSession {
     /// What `ctx.abort()` cancels: the run in progress.
     pub fn set_cancel(&self, cancel: CancellationToken) {
         *lock(&self.cancel) = Some(cancel);
+    }
+
+    /// The tools extensions registered after loading (from a handler or a command), by name,
+    /// in the order they joined the registries.
+    pub fn tools_added_after_load(&self) -> Vec<String> {
+        lock(&self.added).clone()
+    }
+
+    /// The tools the last `pi.setActiveTools(names)` chose, as the extension named them
+    /// (toolhost's names, or pi's for the built-ins: `read`, `bash`, …); `None` when no
+    /// extension chose.
+    pub fn active_tools(&self) -> Option<Vec<String>> {
+        lock(&self.active).clone()
+    }
+
+    /// The compaction an extension asked for (`ctx.compact({ customInstructions })`) since the
+    /// last take: `Some(instructions)`.
+    pub fn take_compact_request(&self) -> Option<Option<String>> {
+        lock(&self.compact).take()
     }
 
     /// Messages extensions sent (`sendUserMessage`, `sendMessage`) since the last take.
@@ -125,7 +162,28 @@ impl ExtensionSession {
         if self.extensions.listens_to(event) {
             self.extensions.notify(event, payload).await;
         }
+        self.apply_and_deliver().await;
+    }
+
+    /// [`Self::apply`], then the `pi.events` messages to the other extensions (and what their
+    /// handlers asked in turn).
+    pub async fn apply_and_deliver(&self) {
         self.apply();
+        for _ in 0..MAX_BUS_DELIVERIES {
+            let next = {
+                let mut bus = lock(&self.bus);
+                (!bus.is_empty()).then(|| bus.remove(0))
+            };
+            let Some((from, channel, data)) = next else {
+                return;
+            };
+            self.extensions.deliver_bus(&from, &channel, &data).await;
+            self.apply();
+        }
+        let dropped = std::mem::take(&mut *lock(&self.bus)).len();
+        tracing::warn!(
+            "{dropped} pi.events messages were dropped: the extensions' handlers kept emitting to each other"
+        );
     }
 
     /// Runs `/name args` when an extension registered the command: `None` when none did;
@@ -134,7 +192,7 @@ impl ExtensionSession {
         let line = line.trim_start().strip_prefix('/')?;
         let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let ran = self.extensions.run_command(name, args.trim()).await?;
-        self.apply();
+        self.apply_and_deliver().await;
         Some(ran.map(|()| self.take_queued()))
     }
 
@@ -144,7 +202,7 @@ impl ExtensionSession {
     pub async fn prompt(&self, text: &str, source: &str) -> Prompted {
         let text = if self.extensions.listens_to("input") {
             let outcome = self.extensions.input(text, source).await;
-            self.apply();
+            self.apply_and_deliver().await;
             match outcome {
                 InputOutcome::Handled => return Prompted::Done,
                 InputOutcome::Transform(text) => text,
@@ -165,10 +223,32 @@ impl ExtensionSession {
     pub fn apply(&self) {
         let new_tools = self.extensions.take_new_tools();
         if !new_tools.is_empty() {
+            let mut joined = false;
             for registry in lock(&self.registries).iter() {
                 for tool in &new_tools {
-                    if let Err(error) = registry.register_arc(Arc::clone(tool) as _) {
-                        tracing::warn!("a tool an extension registered is refused: {error}");
+                    // pi lets an extension register a tool again (at `session_start`, say):
+                    // the new definition replaces its own earlier one, never another's.
+                    let spec = tool.spec();
+                    if registry
+                        .spec(&spec.name)
+                        .is_some_and(|earlier| earlier.origin == spec.origin)
+                    {
+                        registry.unregister(&spec.name);
+                    }
+                    match registry.register_arc(Arc::clone(tool) as _) {
+                        Ok(()) => joined = true,
+                        Err(error) => {
+                            tracing::warn!("a tool an extension registered is refused: {error}");
+                        }
+                    }
+                }
+            }
+            if joined {
+                let mut added = lock(&self.added);
+                for tool in &new_tools {
+                    let name = tool.spec().name;
+                    if !added.contains(&name) {
+                        added.push(name);
                     }
                 }
             }
@@ -207,11 +287,16 @@ impl ExtensionSession {
                     }
                 }
                 ExtensionActionKind::SetActiveTools { names } => {
-                    tracing::info!(extension = %module, "setActiveTools({}) is not applied: toolhost's tools are chosen by [agents] allowed_tools and --tools", names.join(", "));
+                    tracing::debug!(extension = %module, "setActiveTools({})", names.join(", "));
+                    *lock(&self.active) = Some(names);
                 }
-                ExtensionActionKind::Shutdown
-                | ExtensionActionKind::Compact
-                | ExtensionActionKind::Reload => {
+                ExtensionActionKind::BusEmit { channel, data } => {
+                    lock(&self.bus).push((action.module.clone(), channel, data));
+                }
+                ExtensionActionKind::Compact { instructions } => {
+                    *lock(&self.compact) = Some(instructions);
+                }
+                ExtensionActionKind::Shutdown | ExtensionActionKind::Reload => {
                     tracing::info!(extension = %module, "{:?} is not available to extensions in toolhost", action.kind);
                 }
             }

@@ -127,12 +127,12 @@ async function loadTools(namespace, infoJson, path) {
     const api = makeApi(info);
     extension = require("toolhost:extension").createExtension({ path, info, makeUi, exec: api.exec, addTool });
     // One object serves both contracts: the factory api and pi's ExtensionAPI.
-    const both = Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(api), ...Object.getOwnPropertyDescriptors(extension.api) });
+    const both = extension.lenient(Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(api), ...Object.getOwnPropertyDescriptors(extension.api) }));
     const produced = await factory(both);
     const list = produced === undefined || produced === null ? [] : Array.isArray(produced) ? produced : [produced];
     const specs = list.map((tool) => addTool(tool));
     const registered = extension.takeRegistered();
-    return ok({ tools: [...specs, ...registered.tools], commands: registered.commands, events: registered.events, returned: produced !== undefined && produced !== null });
+    return ok({ tools: [...specs, ...registered.tools], commands: registered.commands, events: registered.events, ignored: registered.ignored, returned: produced !== undefined && produced !== null, declined: produced === null });
   } catch (error) {
     return fail(error);
   }
@@ -160,7 +160,8 @@ async function callCommand(name, args) {
 async function callSetSession(json) {
   try {
     extension.setSession(JSON.parse(json));
-    return ok(null);
+    // `ok(null)` would read as no answer on the Rust side.
+    return ok(true);
   } catch (error) {
     return fail(error);
   }

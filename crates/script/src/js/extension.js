@@ -13,7 +13,12 @@ const EVENTS = new Set([
   "session_before_compact", "session_compact", "before_agent_start", "agent_start", "agent_end",
   "turn_start", "turn_end", "input", "context", "tool_call", "tool_result",
   "tool_execution_start", "tool_execution_update", "tool_execution_end",
+  "message_start", "message_end", "model_select",
 ]);
+
+// Names other pis use for events toolhost fires: oh-my-pi's (and pi's before 2026)
+// `session_branch`, and the newer `agent_settled` (the run is over and nothing is queued).
+const EVENT_ALIASES = { session_branch: "session_fork", session_before_branch: "session_before_fork", agent_settled: "agent_end" };
 
 const messageOf = (error) => (error instanceof Error ? error.message || error.name : describe(error));
 const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
@@ -25,14 +30,24 @@ const notHere = (call, why) => () => {
 };
 const UI_ONLY = "toolhost's UI draws its own editor, footer, header and overlays; extensions reach the user through notify, confirm, select, input, setStatus and setWidget";
 
+// `pi.events`: one bus for every extension of the session, as in pi. What one extension emits
+// reaches its own handlers at once and the other extensions' through the host (each runs in an
+// engine of its own), as the internal event BUS_EVENT.
+const BUS_EVENT = "toolhost:bus";
 function createEventBus(path) {
   const handlers = new Map();
+  const deliver = (channel, data) => {
+    for (const handler of [...(handlers.get(channel) ?? [])]) {
+      try { handler(data); } catch (error) { host.log("warn", `${path}: pi.events handler for '${channel}' failed: ${messageOf(error)}`); }
+    }
+  };
   return Object.freeze({
     emit(channel, data) {
-      for (const handler of [...(handlers.get(channel) ?? [])]) {
-        try { handler(data); } catch (error) { host.log("warn", `${path}: pi.events handler for '${channel}' failed: ${messageOf(error)}`); }
-      }
+      deliver(channel, data);
+      action("bus_emit", { channel: String(channel), data: clone(data) ?? null });
     },
+    receive: deliver,
+    get listening() { return handlers.size > 0; },
     on(channel, handler) {
       const list = handlers.get(channel) ?? [];
       list.push(handler);
@@ -73,7 +88,9 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   let nextEntry = 1;
   const ui = makeUi();
   const warn = (text) => host.log("warn", `${path}: ${text}`);
-  const ignored = (call, why) => () => { warn(`${call} is ignored: ${why}`); };
+  // What toolhost accepts and ignores (UI-only registrations), by call, for the load report.
+  const ignoredCalls = new Set();
+  const ignored = (call, why) => () => { ignoredCalls.add(call); warn(`${call} is ignored: ${why}`); };
   const extensionUi = Object.freeze({
     ...ui,
     setWidget: (key, content) => {
@@ -82,6 +99,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
       ui.setStatus(key, content.map(String).join("\n"));
     },
     setWorkingMessage: () => {},
+    setWorkingIndicator: () => {},
     setTitle: () => {},
     setEditorText: notHere("ctx.ui.setEditorText", UI_ONLY),
     getEditorText: () => "",
@@ -100,16 +118,25 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   const context = {
     ui: extensionUi,
     get hasUI() { return host.hasUI(); },
+    // pi's run modes: the full-screen or line chat is "interactive", `toolhost run` "print".
+    get mode() { return host.hasUI() ? "interactive" : "print"; },
+    // The project's extensions load only where toolhost loads them, so it is trusted.
+    isProjectTrusted: () => true,
     get cwd() { return session.cwd; },
     sessionManager,
-    modelRegistry: Object.freeze({ find: () => undefined, getAll: () => [], getAvailable: () => [], getApiKey: async () => undefined }),
+    // Models and their keys are toolhost's: an extension finds none (and no key to call one).
+    modelRegistry: Object.freeze({
+      find: () => undefined, getAll: () => [], getAvailable: () => [], getProvider: () => undefined,
+      getApiKey: async () => undefined, getApiKeyForProvider: async () => undefined,
+      getApiKeyAndHeaders: async () => undefined, getProviderAuth: () => undefined, isUsingOAuth: () => false,
+    }),
     get model() { return session.model; },
     isIdle: () => session.idle,
     abort: () => action("abort"),
     hasPendingMessages: () => false,
     shutdown: () => action("shutdown"),
     getContextUsage: () => session.usage,
-    compact: () => action("compact"),
+    compact: (options) => action("compact", { customInstructions: typeof options?.customInstructions === "string" ? options.customInstructions : null }),
     getSystemPrompt: () => session.systemPrompt,
   };
   const ctx = Object.freeze(context);
@@ -122,6 +149,8 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     switchSession: notHere("ctx.switchSession", "use `toolhost chat --resume ID`"),
     reload: async () => action("reload"),
   }));
+
+  const bus = createEventBus(path);
 
   const register = (definition) => {
     if (definition === null || typeof definition !== "object") throw new TypeError("pi.registerTool expects a tool definition object");
@@ -141,8 +170,9 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   };
 
   const api = {
-    on(event, handler) {
-      if (typeof handler !== "function") throw new TypeError(`pi.on('${event}') expects a handler function`);
+    on(named, handler) {
+      if (typeof handler !== "function") throw new TypeError(`pi.on('${named}') expects a handler function`);
+      const event = EVENT_ALIASES[named] ?? named;
       if (!EVENTS.has(event)) warn(`pi.on('${event}'): toolhost never fires this event`);
       const list = handlers.get(event) ?? [];
       list.push(handler);
@@ -160,6 +190,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     getCommands: () => [...commands].map(([name, { description }]) => ({ name, description, source: "extension", path })),
     registerShortcut: ignored("pi.registerShortcut", "toolhost's keys are its own"),
     registerMessageRenderer: ignored("pi.registerMessageRenderer", "toolhost draws messages itself"),
+    registerEntryRenderer: ignored("pi.registerEntryRenderer", "toolhost draws the session itself"),
     registerProvider: ignored("pi.registerProvider", "custom providers are not available in toolhost; configure the provider in [providers] instead"),
     unregisterProvider: () => {},
     registerFlag(name, options) { flags.set(name, options && options.default); },
@@ -186,16 +217,22 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     setModel: async () => false,
     getThinkingLevel: () => "off",
     setThinkingLevel: () => {},
-    events: createEventBus(path),
+    events: bus,
   };
 
   const takeRegistered = () => {
-    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events: [...handlers.keys()] };
+    const events = [...handlers.keys()];
+    if (bus.listening) events.push(BUS_EVENT);
+    const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events, ignored: [...ignoredCalls] };
     return taken;
   };
 
   // Runs every handler of `name` in order; `combine` folds their answers (pi's rules).
   async function emit(name, event) {
+    if (name === BUS_EVENT) {
+      bus.receive(event.channel, event.data);
+      return { result: null, errors: [] };
+    }
     const list = handlers.get(name) ?? [];
     const errors = [];
     if (name === "agent_start") session.idle = false;
@@ -235,7 +272,20 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     if (Array.isArray(update.entries)) session.entries = update.entries.map((entry) => ({ ...entry }));
   }
 
-  return { api, emit, runCommand, setSession, takeRegistered };
+  // A registration or setting of a newer pi than toolhost knows (`pi.registerXyz`,
+  // `pi.setXyz`) is accepted with a warning, like the UI-only ones; other unknown names stay
+  // undefined, so that feature checks (`if (pi.newThing)`) see what is there.
+  const unknownCall = /^(register|unregister|set)[A-Z]/;
+  const lenient = (target) => new Proxy(target, {
+    get(object, key, receiver) {
+      if (typeof key === "string" && !(key in object) && unknownCall.test(key)) {
+        return ignored(`pi.${key}`, "toolhost's ExtensionAPI has no such call");
+      }
+      return Reflect.get(object, key, receiver);
+    },
+  });
+
+  return { api, lenient, emit, runCommand, setSession, takeRegistered };
 }
 
 // How each event's handlers' answers combine, as pi's runner does: `start` is the result before
@@ -273,9 +323,11 @@ const COMBINE = {
     event: (event, result) => ({ ...event, systemPrompt: result.systemPrompt }),
     fold: (result, answer) => {
       if (!answer || typeof answer !== "object") return { result };
+      // oh-my-pi's (and pi's hooks') `systemPromptAppend` adds to the prompt instead.
+      const base = typeof answer.systemPrompt === "string" ? answer.systemPrompt : result.systemPrompt;
       return {
         result: {
-          systemPrompt: typeof answer.systemPrompt === "string" ? answer.systemPrompt : result.systemPrompt,
+          systemPrompt: typeof answer.systemPromptAppend === "string" && answer.systemPromptAppend !== "" ? `${base}\n\n${answer.systemPromptAppend}` : base,
           messages: answer.message ? [...result.messages, clone(answer.message)] : result.messages,
         },
       };

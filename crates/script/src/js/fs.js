@@ -97,6 +97,15 @@ sync.rmSync = tolerantSync(sync.rmSync, rmCodes);
 promises.mkdir = tolerant(promises.mkdir, mkdirCodes);
 sync.mkdirSync = tolerantSync(sync.mkdirSync, mkdirCodes);
 
+// `mkdtemp(prefix)`: the prefix and six random characters, created as a folder; its path.
+const TEMP_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const tempName = (prefix) => {
+  let name = pathOf(prefix);
+  for (const byte of require("node:crypto").randomBytes(6)) name += TEMP_CHARACTERS[byte % TEMP_CHARACTERS.length];
+  return name;
+};
+promises.mkdtemp = async (prefix) => { const path = tempName(prefix); await promises.mkdir(path, { recursive: true }); return path; };
+sync.mkdtempSync = (prefix) => { const path = tempName(prefix); sync.mkdirSync(path, { recursive: true }); return path; };
 promises.appendFile = async (path, data, options) => {
   let previous = Buffer.alloc(0);
   try { previous = await promises.readFile(path); } catch (error) { if (error.code !== "ENOENT") throw error; }
@@ -117,6 +126,24 @@ sync.existsSync = (path) => {
   try { sync.statSync(path); return true; } catch { return false; }
 };
 
+// `createReadStream(path)`: the whole file, read through the same rules as `readFile`, given
+// as one `data` chunk and `end` (and as an async iterator of that chunk), so that stream
+// consumers such as `readline` work; files stay within the read limits of a whole read.
+function createReadStream(path, options) {
+  const EventEmitter = require("node:events");
+  const stream = new EventEmitter();
+  const encoding = encodingOf(options);
+  const read = promises.readFile(path, encoding ? { encoding } : undefined);
+  stream.path = pathOf(path);
+  stream.setEncoding = () => stream;
+  stream.pipe = (target) => { stream.on("data", (chunk) => target.write(chunk)); stream.on("end", () => typeof target.end === "function" && target.end()); return target; };
+  stream.close = () => {};
+  stream.destroy = () => {};
+  // Listeners attach after the call returns: the file is emitted on a later turn.
+  read.then((content) => setTimeout(() => { stream.emit("open"); stream.emit("data", content); stream.emit("end"); stream.emit("close"); }, 0), (error) => setTimeout(() => stream.emit("error", error), 0));
+  stream[Symbol.asyncIterator] = async function* () { yield await read; };
+  return stream;
+}
 const unavailable = (name, instead) => () => {
   throw new Error(`fs.${name} is not available to custom tools (${instead})`);
 };
@@ -138,7 +165,7 @@ module.exports = {
   promises,
   constants,
   ...constants,
-  createReadStream: unavailable("createReadStream", "read the whole file with readFile"),
+  createReadStream,
   createWriteStream: unavailable("createWriteStream", "write the whole file with writeFile"),
   watch: unavailable("watch", "tools run per call; there is nothing to watch between calls"),
   watchFile: unavailable("watchFile", "tools run per call"),

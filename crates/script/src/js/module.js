@@ -7,6 +7,6 @@ const fileOf = (from) => {
 };
 module.exports = {
   createRequire: (from) => requireFrom(fileOf(from)),
-  builtinModules: ["assert", "buffer", "child_process", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "process", "timers", "timers/promises", "url", "util"],
+  builtinModules: ["assert", "async_hooks", "buffer", "child_process", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "perf_hooks", "process", "readline", "string_decoder", "timers", "timers/promises", "url", "util"],
   isBuiltin: (name) => String(name).startsWith("node:"),
 };

@@ -34,10 +34,19 @@ const validateToolCall = (tools, toolCall) => {
 const parseStreamingJson = (text) => {
   try { return JSON.parse(text); } catch { return {}; }
 };
+// JSON as models write it: fenced in ``` and with trailing commas, repaired before parsing.
+const parseJsonWithRepair = (text) => {
+  const source = String(text).trim();
+  try { return JSON.parse(source); } catch (first) {
+    const unfenced = source.replace(/^```[a-zA-Z]*\s*/, "").replace(/\s*```$/, "");
+    const repaired = unfenced.replace(/,\s*([}\]])/g, "$1");
+    try { return JSON.parse(repaired); } catch { throw first; }
+  }
+};
 const unavailable = (name) => function () {
   throw new Error(`pi-ai's ${name} is not available to custom tools in toolhost: a tool cannot call models or change providers (toolhost's own agent does)`);
 };
 const MODEL_CALLS = ["AssistantMessageEventStream", "EventStream", "buildRequest", "calculateCost", "clearApiProviders", "complete", "completeSimple", "convertMessages", "createAssistantMessageEventStream", "extractRetryDelay", "getApiProvider", "getApiProviders", "getEnvApiKey", "getModel", "getModels", "getOverflowPatterns", "getProviders", "isContextOverflow", "modelsAreEqual", "registerApiProvider", "registerBuiltInApiProviders", "resetApiProviders", "setBedrockProviderModule", "stream", "streamAnthropic", "streamAzureOpenAIResponses", "streamGoogle", "streamGoogleGeminiCli", "streamGoogleVertex", "streamMistral", "streamOpenAICompletions", "streamOpenAIResponses", "streamSimple", "streamSimpleAnthropic", "streamSimpleAzureOpenAIResponses", "streamSimpleGoogle", "streamSimpleGoogleGeminiCli", "streamSimpleGoogleVertex", "streamSimpleMistral", "streamSimpleOpenAICompletions", "streamSimpleOpenAIResponses", "supportsXhigh", "unregisterApiProviders"];
-const ai = { Type, StringEnum, validateToolArguments, validateToolCall, parseStreamingJson };
+const ai = { Type, StringEnum, validateToolArguments, validateToolCall, parseStreamingJson, parseJsonWithRepair };
 for (const name of MODEL_CALLS) ai[name] = unavailable(name);
 module.exports = ai;

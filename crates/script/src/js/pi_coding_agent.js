@@ -145,6 +145,8 @@ const agent = {
   appKeyHint: (_keys, _action, description) => String(description ?? ""),
   formatKeyHint: (key) => String(key),
   formatKeyHints: (hints) => (Array.isArray(hints) ? hints.map(String).join("  ") : ""),
+  // pi's typing helpers: at run time they give back what they are given.
+  defineTool: (tool) => tool,
   isToolCallEventType: (name, event) => Boolean(event) && event.toolName === name,
   isBashToolResult: isToolResult("bash"),
   isReadToolResult: isToolResult("read"),
@@ -159,5 +161,18 @@ const unavailable = (name) => function () {
   throw new Error(`pi-coding-agent's ${name} is part of pi's own agent, which toolhost replaces: custom tools cannot use it (tools reach the host through the api their factory receives)`);
 };
 const AGENT_ONLY = ["AgentSession", "ArminComponent", "AssistantMessageComponent", "AuthStorage", "BUILTIN_TOOLS", "BashExecutionComponent", "BorderedLoader", "BranchSummaryMessageComponent", "CURRENT_SESSION_VERSION", "CompactionSummaryMessageComponent", "CustomEditor", "CustomMessageComponent", "DEFAULT_COMPACTION_SETTINGS", "DefaultPackageManager", "DefaultResourceLoader", "DynamicBorder", "ExtensionEditorComponent", "ExtensionInputComponent", "ExtensionRunner", "ExtensionSelectorComponent", "FileAuthStorageBackend", "FooterComponent", "InMemoryAuthStorageBackend", "InteractiveMode", "LoginDialogComponent", "ModelRegistry", "ModelSelectorComponent", "OAuthSelectorComponent", "SessionManager", "SessionSelectorComponent", "SettingsManager", "SettingsSelectorComponent", "ShowImagesSelectorComponent", "SkillInvocationMessageComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent", "ToolExecutionComponent", "TreeSelectorComponent", "UserMessageComponent", "UserMessageSelectorComponent", "bashTool", "buildSessionContext", "buildSystemPrompt", "calculateContextTokens", "codingTools", "collectEntriesForBranchSummary", "compact", "convertToLlm", "copyToClipboard", "createAgentSession", "createBashTool", "createCodingTools", "createEditTool", "createExtensionRuntime", "createFindTool", "createGrepTool", "createLsTool", "createReadOnlyTools", "createReadTool", "createTools", "createWriteTool", "discoverAndLoadCustomTools", "discoverAndLoadExtensions", "discoverAuthStorage", "discoverContextFiles", "discoverCustomTSCommands", "discoverExtensions", "discoverMCPServers", "discoverModels", "discoverPromptTemplates", "discoverSkills", "discoverSlashCommands", "editTool", "editorKey", "estimateTokens", "findCutPoint", "findTool", "findTurnStartIndex", "formatSkillsForPrompt", "generateBranchSummary", "generateSummary", "getLastAssistantUsage", "getLatestCompactionEntry", "getShellConfig", "gitTool", "grepTool", "loadCustomTools", "loadSettings", "loadSkills", "loadSkillsFromDir", "lsTool", "main", "migrateSessionEntries", "parseSessionEntries", "parseSkillBlock", "prepareBranchEntries", "readOnlyTools", "readTool", "renderDiff", "runPrintMode", "runRpcMode", "serializeConversation", "shouldCompact", "wrapRegisteredTool", "wrapRegisteredTools", "writeTool"];
+// pi's own tools, rebuilt on node:fs and node:child_process (made on first use).
+const piTools = () => require("toolhost:pi-tools");
+for (const name of ["createReadTool", "createBashTool", "createWriteTool", "createEditTool", "createLsTool", "createGrepTool", "createFindTool", "createCodingTools", "createReadOnlyTools"]) {
+  agent[name] = (...args) => piTools()[name](...args);
+}
+// pi's edit helpers (made on first use).
+for (const name of ["generateDiffString", "generateUnifiedPatch", "withFileMutationQueue"]) {
+  agent[name] = (...args) => require("toolhost:pi-edit")[name](...args);
+}
+// A newer pi's names for the same factories (the definition an extension registers).
+for (const name of ["Read", "Bash", "Write", "Edit", "Ls", "Grep", "Find"]) {
+  agent[`create${name}ToolDefinition`] = (...args) => piTools()[`create${name}Tool`](...args);
+}
 for (const name of AGENT_ONLY) if (!(name in agent)) agent[name] = unavailable(name);
 module.exports = agent;

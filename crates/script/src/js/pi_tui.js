@@ -117,8 +117,16 @@ const fuzzyFilter = (items, query, getText = String) => items
   .sort((a, b) => b.match.score - a.match.score)
   .map(({ item }) => item);
 const keyName = (prefix) => (key) => `${prefix}+${key}`;
-const Key = new Proxy({ ctrl: keyName("ctrl"), shift: keyName("shift"), alt: keyName("alt"), ctrlShift: keyName("ctrl+shift") }, {
-  get: (target, name) => (name in target ? target[name] : typeof name === "string" ? name : undefined),
+// `Key.enter` is the key's name; `Key.ctrl("c")`, `Key.ctrlAlt("p")`, `Key.shiftAlt(…)` name a
+// key with its modifiers, whatever their order.
+const MODIFIERS = /^(ctrl|alt|shift|meta|super)((Ctrl|Alt|Shift|Meta|Super)*)$/;
+const Key = new Proxy({}, {
+  get: (target, name) => {
+    if (typeof name !== "string") return undefined;
+    if (name in target) return target[name];
+    if (MODIFIERS.test(name)) return keyName(name.replace(/[A-Z]/g, (letter) => `+${letter.toLowerCase()}`));
+    return name;
+  },
 });
 
 const unavailable = (name) => function () {
@@ -128,6 +136,8 @@ const INTERACTIVE = ["CancellableLoader", "CombinedAutocompleteProvider", "Edito
 const tui = {
   Text, TruncatedText, Spacer, Container, Box, Markdown,
   visibleWidth: styled.visibleWidth,
+  // Text without its styling (ANSI escapes, or toolhost's own style marks).
+  stripTerminalSequences: (text) => styled.plain(String(text).replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, "")),
   truncateToWidth: styled.truncateToWidth,
   wrapTextWithAnsi: styled.wrap,
   fuzzyMatch, fuzzyFilter,

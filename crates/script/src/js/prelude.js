@@ -201,9 +201,16 @@
     lazyGlobal("URL", () => require("node:url").URL);
     lazyGlobal("URLSearchParams", () => require("node:url").URLSearchParams);
   }
+  if (typeof globalThis.Intl === "undefined") lazyGlobal("Intl", () => require("toolhost:intl"));
   lazyGlobal("structuredClone", () => (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value))));
   lazyGlobal("atob", () => (text) => require("node:buffer").Buffer.from(String(text), "base64").toString("latin1"));
   lazyGlobal("btoa", () => (text) => require("node:buffer").Buffer.from(String(text), "latin1").toString("base64"));
 
-  globalThis.__toolhost = Object.freeze({ host, describe, abortError, require, requireFrom });
+  // What a module imports by name from a built-in that does not have it: the module still
+  // loads, and the first use says which export of which built-in is missing.
+  const missingExport = (module, name) => {
+    const fail = () => { throw new Error(`'${name}' (imported from '${module}') is not provided by toolhost's built-in ${module}: the embedded engine has no such export`); };
+    return new Proxy(function missing() {}, { apply: fail, construct: fail });
+  };
+  globalThis.__toolhost = Object.freeze({ host, describe, abortError, require, requireFrom, missingExport });
 })();

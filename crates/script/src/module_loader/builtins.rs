@@ -11,6 +11,9 @@ const SOURCES: &[(&str, &str)] = &[
     ("@sinclair/typebox", include_str!("../js/typebox.js")),
     ("toolhost:text", include_str!("../js/styled_text.js")),
     ("toolhost:extension", include_str!("../js/extension.js")),
+    ("toolhost:pi-tools", include_str!("../js/pi_tools.js")),
+    ("toolhost:intl", include_str!("../js/intl.js")),
+    ("toolhost:pi-edit", include_str!("../js/pi_edit.js")),
     ("zod", include_str!("../js/zod.js")),
     ("node:path", include_str!("../js/path.js")),
     ("node:fs", include_str!("../js/fs.js")),
@@ -32,6 +35,16 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../js/timers_promises.js"),
     ),
     ("node:assert", include_str!("../js/assert.js")),
+    ("node:readline", include_str!("../js/readline.js")),
+    (
+        "node:perf_hooks",
+        "module.exports = { performance: globalThis.performance, PerformanceObserver: class { observe() {} disconnect() {} } };",
+    ),
+    (
+        "node:string_decoder",
+        include_str!("../js/string_decoder.js"),
+    ),
+    ("node:async_hooks", include_str!("../js/async_hooks.js")),
     ("node:module", include_str!("../js/module.js")),
     ("@mariozechner/pi-tui", include_str!("../js/pi_tui.js")),
     ("@mariozechner/pi-ai", include_str!("../js/pi_ai.js")),
@@ -115,11 +128,26 @@ pub(crate) fn canonical(specifier: &str) -> Option<&'static str> {
         .iter()
         .find_map(|scope| specifier.strip_prefix(scope))
     {
+        // A subpath (`pi-ai/compat`, `pi-coding-agent/extensions`) is the package itself: the
+        // built-in carries every export a tool may reach through one.
+        let package = package.split('/').next().unwrap_or(package);
         let wanted = format!("@mariozechner/{package}");
         return SOURCES
             .iter()
             .find(|(name, _)| *name == wanted)
             .map(|(name, _)| *name);
+    }
+    // TypeBox's subpaths (`typebox/value`, `@sinclair/typebox/compiler`) are the one built-in.
+    if let Some((package, _)) = specifier
+        .split_once('/')
+        .filter(|(package, _)| *package == "typebox")
+        .or_else(|| {
+            specifier
+                .strip_prefix("@sinclair/typebox/")
+                .map(|subpath| ("@sinclair/typebox", subpath))
+        })
+    {
+        return canonical(package);
     }
     if !specifier.starts_with("node:") && is_node_module(specifier) {
         return canonical(&format!("node:{specifier}"));

@@ -8,8 +8,11 @@
 
 mod builtins;
 mod commonjs;
+mod commonjs_names;
+mod imports;
 mod resolve;
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use rquickjs::loader::{ImportAttributes, Loader, Resolver};
@@ -19,11 +22,17 @@ use rquickjs::{Ctx, Error, Exception, Function, Module, Object, Result};
 use crate::source_maps::SourceMaps;
 use crate::transpile::{is_typescript, transpile_typescript};
 pub(crate) use commonjs::install as install_commonjs;
+use commonjs_names::with_commonjs_names;
+use imports::{NamedImports, named_imports};
 use resolve::{Request, Resolved, resolve};
 
 /// The internal module that builds the host API and runs tools' hooks.
 pub(crate) const API_MODULE: &str = "toolhost:api";
 const API_SOURCE: &str = include_str!("../js/api.js");
+
+/// Between a built-in's name and the names a module imports from it that it lacks: the module
+/// gets the built-in with stand-ins for those (see [`imports`]).
+const MISSING_EXPORTS: &str = "?missing=";
 
 /// Extensions tried, in order, for an import without one (`./helpers` → `./helpers.ts`).
 const EXTENSIONS: &[&str] = &["ts", "js", "mjs", "mts", "cjs", "cts", "json"];
@@ -90,13 +99,60 @@ pub(crate) fn throw_whole(ctx: &Ctx<'_>, message: &str) -> Error {
 /// Resolves imports of one tool: everything stays inside `root`.
 pub(crate) struct ToolResolver {
     root: PathBuf,
+    /// The named imports of each importing file, read once.
+    imports: HashMap<String, NamedImports>,
 }
 
 impl ToolResolver {
     /// A resolver confining imports to `root` (the tool's folder).
     pub(crate) fn new(root: PathBuf) -> Self {
-        Self { root }
+        Self {
+            root,
+            imports: HashMap::new(),
+        }
     }
+
+    /// The module name for the built-in `canonical` as `base` imports it by `specifier`: the
+    /// built-in itself, or, when `base` imports names it lacks, the built-in with stand-ins.
+    fn builtin_for(
+        &mut self,
+        ctx: &Ctx<'_>,
+        base: &str,
+        specifier: &str,
+        canonical: &str,
+    ) -> Result<String> {
+        let imports = self
+            .imports
+            .entry(base.to_owned())
+            .or_insert_with(|| named_imports(Path::new(base)));
+        let Some(names) = imports.get(specifier).filter(|names| !names.is_empty()) else {
+            return Ok(canonical.to_owned());
+        };
+        let exports = exports_of(ctx, canonical)?;
+        let mut missing: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|name| is_exportable(name) && !exports.iter().any(|key| key == name))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            Ok(canonical.to_owned())
+        } else {
+            Ok(format!("{canonical}{MISSING_EXPORTS}{}", missing.join(",")))
+        }
+    }
+}
+
+/// The keys of what `require(id)` gives.
+fn exports_of(ctx: &Ctx<'_>, id: &str) -> Result<Vec<String>> {
+    let toolhost: Object = ctx.globals().get("__toolhost")?;
+    let require: Function = toolhost.get("require")?;
+    let exports: rquickjs::Value = require.call((id,))?;
+    Ok(exports
+        .as_object()
+        .map(|object| object.keys::<String>().flatten().collect())
+        .unwrap_or_default())
 }
 
 impl Resolver for ToolResolver {
@@ -111,7 +167,7 @@ impl Resolver for ToolResolver {
             return Ok(name.to_owned());
         }
         match resolve(&self.root, base, name, Request::Import) {
-            Ok(Resolved::Builtin(canonical)) => Ok(canonical.to_owned()),
+            Ok(Resolved::Builtin(canonical)) => self.builtin_for(ctx, base, name, canonical),
             Ok(Resolved::File(path)) => Ok(path.to_string_lossy().into_owned()),
             Err(message) => Err(throw_whole(ctx, &message)),
         }
@@ -134,6 +190,23 @@ pub(crate) fn existing_module(path: &Path) -> Option<PathBuf> {
         .map(|file| path.join(file));
     with_extension
         .chain(index)
+        .find(|candidate| candidate.is_file())
+        .or_else(|| typescript_source_of(path))
+}
+
+/// `./utils.js` written in a TypeScript file names `./utils.ts`, as TypeScript's `NodeNext`
+/// resolution and pi's loader have it: the import names the file the compiler would emit.
+fn typescript_source_of(path: &Path) -> Option<PathBuf> {
+    let emitted = path.extension()?.to_str()?;
+    let sources: &[&str] = match emitted {
+        "js" => &["ts"],
+        "mjs" => &["mts"],
+        "cjs" => &["cts"],
+        _ => return None,
+    };
+    sources
+        .iter()
+        .map(|source| path.with_extension(source))
         .find(|candidate| candidate.is_file())
 }
 
@@ -179,6 +252,18 @@ impl Loader for ToolLoader {
         if builtins::source(name).is_some() {
             return Module::declare(ctx.clone(), name, facade(ctx, name)?);
         }
+        if let Some((builtin, missing)) = name.split_once(MISSING_EXPORTS)
+            && builtins::source(builtin).is_some()
+        {
+            let mut source = facade(ctx, builtin)?;
+            let quoted = serde_json::to_string(builtin).unwrap_or_default();
+            for export in missing.split(',').filter(|export| is_exportable(export)) {
+                source.push_str(&format!(
+                    "export const {export} = globalThis.__toolhost.missingExport({quoted}, \"{export}\");\n"
+                ));
+            }
+            return Module::declare(ctx.clone(), name, source);
+        }
         let path = Path::new(name);
         let source = std::fs::read_to_string(path)
             .map_err(|error| throw_whole(ctx, &format!("cannot read {name}: {error}")))?;
@@ -212,11 +297,13 @@ impl ToolLoader {
             Format::EsModule if is_typescript(path) => {
                 let transpiled = transpile_typescript(path, &source)
                     .map_err(|message| throw_whole(ctx, &format!("{name}: {message}")))?;
-                self.source_maps
-                    .record(name, transpiled.line_map, &transpiled.code);
-                Module::declare(ctx.clone(), name, transpiled.code)
+                let code = with_commonjs_names(path, transpiled.code);
+                self.source_maps.record(name, transpiled.line_map, &code);
+                Module::declare(ctx.clone(), name, code)
             }
-            Format::EsModule => Module::declare(ctx.clone(), name, source),
+            Format::EsModule => {
+                Module::declare(ctx.clone(), name, with_commonjs_names(path, source))
+            }
         }
     }
 }

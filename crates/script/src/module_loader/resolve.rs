@@ -67,7 +67,8 @@ pub(crate) fn resolve(
         let found = existing_module(&candidate).ok_or_else(|| {
             format!(
                 "cannot import '{specifier}' from {base}: no such file (tried the name as \
-                 written, with .ts, .js, .mjs, .mts, .cjs, .cts or .json, and index files)"
+                 written, with .ts, .js, .mjs, .mts, .cjs, .cts or .json, index files, and a .js \
+                 name as its .ts source)"
             )
         })?;
         return confined(root, base, specifier, found).map(Resolved::File);
