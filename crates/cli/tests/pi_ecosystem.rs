@@ -11,26 +11,13 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use toolhost_test_support::{HomeAndWorkspace, write_file};
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_folder(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use toolhost_test_support::{HomeAndWorkspace, copy_tree, write_file};
 
 /// The fixture tools in the workspace's `.toolhost/tools`, a file and a secret beside them.
 fn setup() -> HomeAndWorkspace {
     let setup = HomeAndWorkspace::new();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_ecosystem/tools");
-    copy_folder(&fixtures, &setup.workspace.join(".toolhost/tools"));
+    copy_tree(&fixtures, &setup.workspace.join(".toolhost/tools"));
     write_file(setup.workspace.join("inside.txt"), "inside the workspace");
     write_file(setup.workspace.join(".env"), "SECRET=hunter2");
     setup

@@ -15,25 +15,14 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, Step, WireFormat, write_file};
+use toolhost_test_support::{
+    HomeAndWorkspace, MockModel, Reply, Step, WireFormat, copy_tree, write_file,
+};
 
 /// A workspace whose `.pi/extensions` holds the fixtures, and a runtime for mock models.
 struct Fixture {
     runtime: tokio::runtime::Runtime,
     dirs: HomeAndWorkspace,
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_folder(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 impl Fixture {
@@ -45,7 +34,7 @@ impl Fixture {
             .unwrap();
         let dirs = HomeAndWorkspace::new();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_extensions");
-        copy_folder(&fixtures, &dirs.workspace.join(".pi/extensions"));
+        copy_tree(&fixtures, &dirs.workspace.join(".pi/extensions"));
         write_file(dirs.workspace.join("notes.txt"), "public notes");
         write_file(dirs.workspace.join("secret.txt"), "the secret text");
         Self { runtime, dirs }

@@ -13,25 +13,14 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-use toolhost_test_support::{HomeAndWorkspace, MockModel, Reply, WireFormat, write_file};
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_folder(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use toolhost_test_support::{
+    HomeAndWorkspace, MockModel, Reply, WireFormat, copy_tree, write_file,
+};
 
 fn setup() -> HomeAndWorkspace {
     let setup = HomeAndWorkspace::new();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_published");
-    copy_folder(&fixtures, &setup.workspace.join(".pi/extensions"));
+    copy_tree(&fixtures, &setup.workspace.join(".pi/extensions"));
     setup
 }
 
@@ -343,7 +332,7 @@ fn custom_tools_in_pis_and_oh_my_pis_tool_folders_are_found() {
     for (home, folder) in [(false, ".pi/tools"), (true, ".omp/agent/tools")] {
         let setup = HomeAndWorkspace::new();
         let base = if home { &setup.home } else { &setup.workspace };
-        copy_folder(&fixture, &base.join(folder));
+        copy_tree(&fixture, &base.join(folder));
         let output = toolhost(&setup)
             .args(["call", "greeter", r#"{"name": "Ada"}"#, "--yes"])
             .output()
@@ -385,7 +374,7 @@ fn a_packages_extensions_listed_by_a_pattern_all_load() {
 #[test]
 fn a_hook_in_pis_hook_folder_appends_to_the_system_prompt() {
     let setup = HomeAndWorkspace::new();
-    copy_folder(
+    copy_tree(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_hooks"),
         &setup.home.join(".pi/agent/hooks"),
     );
@@ -471,7 +460,7 @@ fn packages_installed_by_pi_install_are_found_from_the_settings() {
 #[test]
 fn an_oh_my_pi_plugin_package_gives_its_tools_module_and_its_hook() {
     let setup = HomeAndWorkspace::new();
-    copy_folder(
+    copy_tree(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/omp_plugin/kit"),
         &setup.home.join(".omp/plugins/node_modules/@acme/kit"),
     );
