@@ -431,3 +431,34 @@ fn a_chain_of_toolhost_serving_itself_through_a_wrapper_ends() {
     // The first level below serves its built-ins to this one.
     assert!(stdout.contains("mcp__self__Read"), "{stdout}");
 }
+
+/// The gateway answers `initialize` before it starts its servers: starting a process holds
+/// the thread a moment, which the client's first answer does not wait for. The server starts
+/// once the client has completed its handshake.
+#[test]
+fn serve_starts_its_servers_after_the_clients_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    write_project_config(
+        dir.path(),
+        &format!(
+            "[mcp_servers.late]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"touch '{}'; exec cat\"]\n",
+            marker.display()
+        ),
+    );
+    let mut server = ServeProcess::start(dir.path(), &[]);
+    server.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}}}));
+    server.wait_for("initialize reply", |message| message["id"] == 0);
+    assert!(
+        !marker.exists(),
+        "the server started before initialize was answered"
+    );
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the server never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -143,9 +143,12 @@ async fn serve(
         (commands, skills),
     ));
     catalog.watch();
+    // The configured servers start once the first client has its `initialize` answer.
+    let release = Arc::clone(&mcp);
     let mut server = McpServer::new(registry)
         .with_prompts(prompts)
-        .with_catalog(catalog);
+        .with_catalog(catalog)
+        .with_on_initialized(Arc::new(move || release.release_background_starts()));
     if args.defer_tools {
         let threshold = config
             .tools

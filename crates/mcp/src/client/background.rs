@@ -47,13 +47,28 @@ pub(super) struct PendingStart {
     pub(super) start: JoinHandle<StartResult>,
 }
 
+/// The longest a background start waits for `McpClients::release_background_starts`: a
+/// gateway whose client never completes a handshake (an HTTP server nobody has connected to
+/// yet) still starts its servers.
+pub const BACKGROUND_START_HOLD: Duration = Duration::from_secs(1);
+
 impl PendingStart {
-    /// Starts `server` now, in a task of its own.
-    pub(super) fn spawn(server: Arc<ServerConnection>) -> Self {
+    /// Starts `server` in a task of its own once `released` turns true (or after
+    /// [`BACKGROUND_START_HOLD`]): starting a process takes the thread a moment, which the
+    /// gateway's first answer to its client should not wait for.
+    pub(super) fn spawn(
+        server: Arc<ServerConnection>,
+        mut released: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
         let starting = Arc::clone(&server);
         Self {
             server,
-            start: tokio::spawn(async move { starting.start().await }),
+            start: tokio::spawn(async move {
+                let _ =
+                    tokio::time::timeout(BACKGROUND_START_HOLD, released.wait_for(|open| *open))
+                        .await;
+                starting.start().await
+            }),
         }
     }
 

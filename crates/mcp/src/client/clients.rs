@@ -54,6 +54,8 @@ pub struct McpClients {
     retries: Mutex<Vec<JoinHandle<()>>>,
     /// What the start returned, for `toolhost doctor`.
     report: McpStartReport,
+    /// Turned true by [`Self::release_background_starts`]: the background starts wait for it.
+    released: tokio::sync::watch::Sender<bool>,
 }
 
 impl McpClients {
@@ -68,7 +70,15 @@ impl McpClients {
             stopping: CancellationToken::new(),
             retries: Mutex::default(),
             report: McpStartReport::default(),
+            released: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Lets the servers left to start in the background ([`McpStartup::Background`]) start
+    /// now: a gateway calls it once its client has its first answer. Without a call they start
+    /// after [`BACKGROUND_START_HOLD`](super::background::BACKGROUND_START_HOLD).
+    pub fn release_background_starts(&self) {
+        self.released.send_replace(true);
     }
 
     /// Starts every enabled server at once, each within its `startup_timeout`; stdio servers
@@ -115,6 +125,7 @@ impl McpClients {
             .into_iter()
             .map(|provider| ServerConnection::in_process(provider, workspace.to_path_buf()));
         let mut pending = Vec::new();
+        let released = tokio::sync::watch::Sender::new(false);
         for server in configured.collect::<Vec<_>>().into_iter().chain(built_in) {
             let server = Arc::new(server);
             // A problem of the entry fails at once, and a provider starts at once: only a
@@ -124,7 +135,7 @@ impl McpClients {
                 && server.config.problem.is_none()
                 && !server.is_in_process()
             {
-                pending.push(PendingStart::spawn(server));
+                pending.push(PendingStart::spawn(server, released.subscribe()));
                 continue;
             }
             starting.spawn(async move {
@@ -183,6 +194,7 @@ impl McpClients {
             failed: Mutex::new(failed),
             pending: Mutex::new(pending),
             report: report.clone(),
+            released,
             ..clients
         };
         (Arc::new(clients), report)

@@ -36,7 +36,7 @@ mod session;
 mod sse;
 mod tool;
 
-pub use background::FIRST_START_RETRY;
+pub use background::{BACKGROUND_START_HOLD, FIRST_START_RETRY};
 pub use clients::{McpClients, McpServerFailure, McpStartReport, McpStartup};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport, expand_variables,

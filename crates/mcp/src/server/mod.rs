@@ -60,6 +60,18 @@ pub struct McpServer {
     deferred: Option<Arc<DeferralPlanner>>,
     /// The prompts, resources and completions offered besides the tools.
     catalog: Option<Arc<dyn ServedCatalog>>,
+    /// Called when a client has completed its handshake (`notifications/initialized`).
+    on_initialized: Option<InitializedHook>,
+}
+
+/// What [`McpServer::with_on_initialized`] calls.
+#[derive(Clone)]
+struct InitializedHook(Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for InitializedHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InitializedHook")
+    }
 }
 
 impl McpServer {
@@ -73,7 +85,16 @@ impl McpServer {
             sessions: Arc::new(AtomicU64::new(0)),
             deferred: None,
             catalog: None,
+            on_initialized: None,
         }
+    }
+
+    /// The same server, calling `hook` each time a client completes its handshake (a gateway
+    /// starts its own servers then, after its client's first answer).
+    #[must_use]
+    pub fn with_on_initialized(mut self, hook: Arc<dyn Fn() + Send + Sync>) -> Self {
+        self.on_initialized = Some(InitializedHook(hook));
+        self
     }
 
     /// The same server, offering `catalog`'s prompts, resources and completions (and
@@ -327,6 +348,9 @@ impl ServerHandler for McpSession {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         tracing::info!(session = %self.state.id, "client initialized");
+        if let Some(InitializedHook(hook)) = &self.server.on_initialized {
+            hook();
+        }
         self.watch_catalog(context.peer.clone());
         self.watch_tool_list(context.peer);
     }
