@@ -9,7 +9,7 @@ mod support;
 
 use std::path::Path;
 
-use support::toolhost_with_home;
+use support::{succeeds, toolhost_with_home};
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -42,22 +42,6 @@ fn claude_workspace(root: &Path) {
         &root.join(".mcp.json"),
         "{\n  \"mcpServers\": {\n    \"empty\": {},\n    \"fine\": {\"command\": \"definitely-not-installed-server\"}\n  }\n}\n",
     );
-}
-
-/// Runs `args` in the workspace; asserts it exits 0 and returns (stdout, stderr).
-fn succeeds(workspace: &Path, home: &Path, args: &[&str]) -> (String, String) {
-    let output = toolhost_with_home(workspace, home)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        output.status.success(),
-        "toolhost {args:?} exited {:?}\nstdout: {stdout}\nstderr: {stderr}",
-        output.status.code()
-    );
-    (stdout, stderr)
 }
 
 /// The `mode = …` line of `toolhost config show`, with the file it came from.

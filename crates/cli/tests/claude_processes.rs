@@ -10,28 +10,12 @@ mod support;
 
 use std::path::Path;
 
-use support::toolhost_with_home;
+use support::succeeds;
 use toolhost_test_support::HeaderGatedMcpServer;
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
-}
-
-/// Runs `args` in the workspace; asserts it exits 0 and returns (stdout, stderr).
-fn succeeds(workspace: &Path, home: &Path, args: &[&str]) -> (String, String) {
-    let output = toolhost_with_home(workspace, home)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        output.status.success(),
-        "toolhost {args:?} exited {:?}\nstdout: {stdout}\nstderr: {stderr}",
-        output.status.code()
-    );
-    (stdout, stderr)
 }
 
 #[test]

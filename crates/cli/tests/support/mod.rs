@@ -6,6 +6,22 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
+/// Runs `args` in the workspace; asserts it exits 0 and returns (stdout, stderr).
+pub fn succeeds(workspace: &Path, home: &Path, args: &[&str]) -> (String, String) {
+    let output = toolhost_with_home(workspace, home)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "toolhost {args:?} exited {:?}\nstdout: {stdout}\nstderr: {stderr}",
+        output.status.code()
+    );
+    (stdout, stderr)
+}
+
 /// `toolhost --workspace WORKSPACE`, with `HOME` at `home` so that a developer's own
 /// `~/.toolhost/config.toml` cannot change what the tests see.
 pub fn toolhost_with_home(workspace: &Path, home: &Path) -> Command {

@@ -84,6 +84,7 @@ impl DeferralPlanner {
             .policy
             .plan(&specs)
             .unwrap_or_else(|| DeferredTools::new(Vec::new()));
+        let mut registered = Ok(());
         if names(&deferred) != names(&self.loads.deferred()) {
             let deferred = Arc::new(deferred);
             self.loads.replace_deferred(Arc::clone(&deferred));
@@ -98,14 +99,15 @@ impl DeferralPlanner {
             if !deferred.specs().is_empty() {
                 let search: Arc<dyn Tool> =
                     Arc::new(ToolSearch::for_sessions(Arc::clone(&self.loads)));
-                // Planned for this version even when refused, so it is not tried on every list.
-                state.version = Some(self.registry.version());
-                self.registry.register_arc(Arc::clone(&search))?;
-                state.search = Some(search);
+                registered = self.registry.register_arc(Arc::clone(&search));
+                if registered.is_ok() {
+                    state.search = Some(search);
+                }
             }
         }
+        // Planned for this version even when tool_search was refused: not tried on every list.
         state.version = Some(self.registry.version());
-        Ok(())
+        registered
     }
 }
 
