@@ -152,6 +152,9 @@ impl<'a> AgentSetup<'a> {
     /// Chooses the provider (failing before any MCP server starts when none fits), builds the
     /// tool set, keeps what the mode and `--tools` offer, and writes the system prompt.
     pub async fn assemble(self) -> Result<AssembledAgent, AssemblyError> {
+        // The first request lists the agents (spawn_agent) and the slash commands: their files
+        // are read on other threads while the provider and the tools are set up.
+        self.config.agents.prefetch();
         let mut chosen = choose_provider(self.config, &self.model, &*self.env)?;
         // `--agent NAME` runs as its definition says, unless the flags (or a resumed session)
         // name the model.
@@ -169,6 +172,7 @@ impl<'a> AgentSetup<'a> {
         let tools = ToolSetBuilder::new(self.workspace, self.config, self.agent, self.permissions)
             .home(self.home.clone())
             .model(Some(chosen.clone()))
+            .prefetch_catalog()
             .build()
             .await?;
         let offered = match offered_tools(&tools, self.builtin_tools.as_deref()) {

@@ -43,6 +43,10 @@ impl SlashCommandTool {
 impl TypedTool for SlashCommandTool {
     type Params = SlashCommandParams;
 
+    fn tool_name(&self) -> String {
+        "slash_command".to_owned()
+    }
+
     fn describe(&self) -> ToolSpec {
         let mut description = String::from(
             "Runs a slash command: expands its prompt template with the arguments (inlining \

@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toolhost_config::claude_tools::toolhost_entry;
-use toolhost_config::{AgentConfig, Config, ConfigError, whole_tool_rule};
+use toolhost_config::{AgentConfig, ConfigError, whole_tool_rule};
 use toolhost_core::permission::{PermissionMode, ToolSelection};
 
 use crate::agent_keys::{McpServers, claude_only_fields, mcp_server_entries};
@@ -93,62 +93,6 @@ pub fn agent_folders(workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     folders
 }
 
-/// Reads the agent files of every folder of [`agent_folders`] (and their sub-folders) into
-/// `config`; a definition named like an `[agents.NAME]` table is left out, the table wins. A
-/// file that does not load is left out with a warning in [`Config::warnings`].
-pub fn read_agent_files(
-    config: &mut Config,
-    workspace: &Path,
-    home: Option<&Path>,
-) -> Result<(), ConfigError> {
-    let from_toml: Vec<String> = config.agents.keys().cloned().collect();
-    for folder in agent_folders(workspace, home) {
-        let mut files = Vec::new();
-        markdown_files(&folder, 0, &mut files);
-        files.sort();
-        for path in files {
-            // The body is the prompt, read when the agent runs: start-up reads heads only.
-            let text = match front_matter::read_head(&path) {
-                Ok(text) => text,
-                Err(error) => {
-                    config.warn(format!(
-                        "{}: cannot read this agent file ({error}); the agent is left out",
-                        path.display()
-                    ));
-                    continue;
-                }
-            };
-            if !text.trim_start_matches('\u{feff}').starts_with("---") {
-                continue;
-            }
-            let (agent, warnings) = match agent_from_file(&path, &text) {
-                Ok(loaded) => loaded,
-                Err(error) => {
-                    config.warn(format!("{error}; the agent is left out"));
-                    continue;
-                }
-            };
-            for warning in warnings {
-                config.warn(warning);
-            }
-            let mut agent = agent;
-            agent.body_file = Some(path.clone());
-            if from_toml.contains(&agent.name) {
-                config.warn(format!(
-                    "{}: the agent '{}' is also defined as [agents.{}] in the configuration, \
-                     which wins",
-                    path.display(),
-                    agent.name,
-                    agent.name
-                ));
-                continue;
-            }
-            config.agents.insert(agent.name.clone(), agent);
-        }
-    }
-    Ok(())
-}
-
 /// The system prompt of `agent`: its `prompt`, or the body of its file read now (start-up
 /// read only the file's front matter). `Err` names the file and what went wrong.
 pub fn agent_prompt(agent: &AgentConfig) -> Result<Option<String>, String> {
@@ -185,13 +129,44 @@ pub(crate) fn markdown_files(folder: &Path, depth: usize, files: &mut Vec<PathBu
             continue;
         }
         let path = entry.path();
-        if path.is_dir() {
-            if depth < MAX_AGENT_DEPTH {
+        match entry_kind(&entry) {
+            EntryKind::Folder if depth < MAX_AGENT_DEPTH => {
                 markdown_files(&path, depth + 1, files);
             }
-        } else if path.extension().is_some_and(|ext| ext == "md") {
-            files.push(path);
+            EntryKind::File if path.extension().is_some_and(|ext| ext == "md") => {
+                files.push(path);
+            }
+            _ => {}
         }
+    }
+}
+
+/// What a folder entry is, a link counting as what it points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EntryKind {
+    Folder,
+    File,
+    /// A pipe, a socket, a device or a broken link: never opened (reading a pipe would wait
+    /// for ever).
+    Other,
+}
+
+/// What `entry` is: the kind comes with the listing, so only a link costs a look at what it
+/// points to.
+pub(crate) fn entry_kind(entry: &std::fs::DirEntry) -> EntryKind {
+    let (folder, file) = match entry.file_type() {
+        Ok(kind) if !kind.is_symlink() => (kind.is_dir(), kind.is_file()),
+        _ => match std::fs::metadata(entry.path()) {
+            Ok(meta) => (meta.is_dir(), meta.is_file()),
+            Err(_) => (false, false),
+        },
+    };
+    if folder {
+        EntryKind::Folder
+    } else if file {
+        EntryKind::File
+    } else {
+        EntryKind::Other
     }
 }
 

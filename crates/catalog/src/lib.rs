@@ -25,25 +25,29 @@
 
 pub mod agent_files;
 mod agent_keys;
+pub mod agent_reading;
 pub mod front_matter;
 pub mod plugins;
 pub mod skills;
 pub mod slash_commands;
 
-pub use agent_files::{agent_folders, agent_from_file, read_agent_files};
+pub use agent_files::{agent_folders, agent_from_file};
+pub use agent_reading::AgentFileReading;
 
 use toolhost_config::{Config, ConfigError, ConfigSources};
 
 /// The whole configuration as a command sees it: every TOML layer with its flags
 /// ([`Config::load_layers`]), the agents of the Markdown files beside the `[agents.NAME]` tables
-/// ([`read_agent_files`]), the Claude Code plugins' agents, hooks and servers
-/// ([`plugins::load_plugins`]), then every agent's servers checked ([`Config::check_agents`]).
+/// and the Claude Code plugins' (read when an agent is first asked for, see
+/// [`AgentFileReading`]), the plugins' hooks and servers ([`plugins::load_plugins`]), then
+/// the tables' servers checked ([`Config::check_agents`]).
 pub fn load_config(sources: &ConfigSources) -> Result<Config, ConfigError> {
     let mut config = Config::load_layers(sources)?;
-    read_agent_files(&mut config, &sources.workspace, sources.home.as_deref())?;
     plugins::load_plugins(&mut config, &sources.workspace, sources.home.as_deref());
     config.check_agents()?;
     // Last: the servers and hooks of every file above get Claude Code's settings `env`.
     config.spread_settings_env();
+    AgentFileReading::new(&config, &sources.workspace, sources.home.as_deref())
+        .install(&mut config);
     Ok(config)
 }

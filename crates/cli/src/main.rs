@@ -193,6 +193,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // The model sees the registry of the mode (plan: read-only tools); a direct call goes
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
+            // spawn_agent's description lists the agents: read while the tools are built.
+            config.agents.prefetch();
             let runtime = runtime()?;
             let (permissions, registry, custom, mcp) = registry_on(&runtime, refusing())?;
             let mut sources = custom_tool_sources(&custom);

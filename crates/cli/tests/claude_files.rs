@@ -63,6 +63,7 @@ fn a_broken_agent_file_and_a_broken_mcp_entry_leave_every_command_working() {
     claude_workspace(&workspace);
     std::fs::write(workspace.join("notes.txt"), "hello\n").unwrap();
 
+    // Every command works; those that look at the agents name the broken file.
     for args in [
         &["tools"][..],
         &["agents", "list"],
@@ -73,10 +74,14 @@ fn a_broken_agent_file_and_a_broken_mcp_entry_leave_every_command_working() {
         &["call", "Read", r#"{"path":"notes.txt"}"#],
     ] {
         let (_, stderr) = succeeds(&workspace, &home, args);
-        assert!(
-            stderr.contains("broken.md: line 4: permissionMode: unknown permission mode 'yolo'")
-                && stderr.contains("the agent is left out"),
-            "toolhost {args:?} did not name the broken agent file:\n{stderr}"
+        let reads_agents = !matches!(args[0], "skills" | "call");
+        let named = stderr
+            .contains("broken.md: line 4: permissionMode: unknown permission mode 'yolo'")
+            && stderr.contains("the agent is left out");
+        assert_eq!(
+            named, reads_agents,
+            "toolhost {args:?}: the agent files are read when, and only when, the command needs \
+             them:\n{stderr}"
         );
         assert!(
             stderr.contains(".mcp.json:3:") && stderr.contains("the server 'empty' is left out"),
@@ -334,4 +339,39 @@ fn a_broken_toml_server_or_hook_is_left_out_and_the_good_ones_work() {
         std::fs::read_to_string(workspace.join("hook.log")).unwrap(),
         "good\n"
     );
+}
+
+#[test]
+fn a_pipe_named_like_an_agent_or_command_file_is_never_opened() {
+    // Opening a pipe for reading waits for a writer that never comes: a file that is not a
+    // regular file (or a link to one) is no definition.
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    claude_workspace(&workspace);
+    std::fs::create_dir_all(workspace.join(".claude/commands")).unwrap();
+    write(
+        &workspace.join(".claude/commands/deploy.md"),
+        "---\ndescription: Deploys the site.\n---\nDeploy $ARGUMENTS.\n",
+    );
+    for pipe in [".claude/agents/pipe.md", ".claude/commands/pipe.md"] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(workspace.join(pipe))
+            .status()
+            .unwrap();
+        assert!(made.success(), "mkfifo {pipe}");
+    }
+
+    // assert_cmd's timeout: were a pipe opened, the command would wait for ever.
+    let output = toolhost_with_home(&workspace, &home)
+        .args(["tools", "--format", "json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let tools = String::from_utf8_lossy(&output.stdout);
+    assert!(tools.contains("api-designer"), "{tools}");
+    assert!(tools.contains("/deploy"), "{tools}");
+    assert!(!tools.contains("pipe"), "{tools}");
 }

@@ -213,7 +213,7 @@ impl Config {
 
     /// The agent `name`: its configuration, or the implicit [`MAIN_AGENT`].
     pub fn agent(&self, name: &str) -> Result<AgentConfig, UnknownAgent> {
-        match self.agents.get(name) {
+        match self.agents.main_or(name) {
             Some(agent) => Ok(agent.clone()),
             None if name == MAIN_AGENT => Ok(AgentConfig::main()),
             None => Err(UnknownAgent {
@@ -237,46 +237,56 @@ impl Config {
     /// user server, and no direct server has the id of a user server the agent sees (their
     /// tools would clash).
     pub fn check_agents(&self) -> Result<(), ConfigError> {
-        for agent in self.agents.values() {
-            for (id, origin) in agent
-                .mcp_servers
-                .iter()
-                .flatten()
-                .zip(&agent.server_origins)
-            {
-                if !self.mcp_servers.contains_key(id) {
-                    let known: Vec<&str> = self.mcp_servers.keys().map(String::as_str).collect();
-                    return Err(ConfigError::Agent {
-                        origin: origin.clone(),
-                        message: format!(
-                            "agents.{}.mcp_servers names '{id}', which is not a configured MCP \
-                             server; the servers are: {}",
-                            agent.name,
-                            if known.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                known.join(", ")
-                            }
-                        ),
-                    });
-                }
-            }
-            for (id, server) in &agent.direct_mcp_servers {
-                if self.mcp_servers.contains_key(id) && agent.sees_server(id) {
-                    return Err(ConfigError::Agent {
-                        origin: server.origin.clone(),
-                        message: format!(
-                            "agents.{}.direct_mcp_servers.{id} has the id of the MCP server \
-                             '{id}' that the agent also sees, so their tools would clash: rename \
-                             one of them",
-                            agent.name
-                        ),
-                    });
-                }
-            }
+        for agent in self.agents.tables().values() {
+            check_agent_servers(agent, &self.mcp_servers)?;
         }
         Ok(())
     }
+}
+
+/// Checks `agent`'s servers against the configured `servers` as [`Config::check_agents`] does
+/// (an agent file's is left out when they are wrong, as it is read).
+pub fn check_agent_servers(
+    agent: &AgentConfig,
+    servers: &BTreeMap<String, McpServerConfig>,
+) -> Result<(), ConfigError> {
+    for (id, origin) in agent
+        .mcp_servers
+        .iter()
+        .flatten()
+        .zip(&agent.server_origins)
+    {
+        if !servers.contains_key(id) {
+            let known: Vec<&str> = servers.keys().map(String::as_str).collect();
+            return Err(ConfigError::Agent {
+                origin: origin.clone(),
+                message: format!(
+                    "agents.{}.mcp_servers names '{id}', which is not a configured MCP \
+                     server; the servers are: {}",
+                    agent.name,
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            });
+        }
+    }
+    for (id, server) in &agent.direct_mcp_servers {
+        if servers.contains_key(id) && agent.sees_server(id) {
+            return Err(ConfigError::Agent {
+                origin: server.origin.clone(),
+                message: format!(
+                    "agents.{}.direct_mcp_servers.{id} has the id of the MCP server \
+                     '{id}' that the agent also sees, so their tools would clash: rename \
+                     one of them",
+                    agent.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// An agent from its table. `origin` gives `path:line` of an offset in the file; `Err` is the

@@ -28,6 +28,7 @@
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
 
+mod agent_set;
 mod agents;
 pub mod claude_settings;
 pub mod claude_tools;
@@ -52,7 +53,10 @@ use std::time::Duration;
 use regex::Regex;
 use toolhost_core::permission::{PermissionMode, RuleSet};
 
-pub use agents::{AgentConfig, Isolation, MAIN_AGENT, UnknownAgent, whole_tool_rule};
+pub use agent_set::{AgentFileReader, Agents};
+pub use agents::{
+    AgentConfig, Isolation, MAIN_AGENT, UnknownAgent, check_agent_servers, whole_tool_rule,
+};
 pub use effort::ReasoningEffort;
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json, claude_mcp_server};
@@ -83,9 +87,10 @@ pub struct Config {
     /// `[mcp_servers.NAME]` and the servers of Claude Code's `.mcp.json`, by name (a later
     /// layer's entry replaces an earlier one of the same name).
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
-    /// `[agents.NAME]`, by name (a later layer's entry replaces an earlier one); see
-    /// [`Config::agent`] for the implicit `main`.
-    pub agents: BTreeMap<String, AgentConfig>,
+    /// `[agents.NAME]` by name (a later layer's entry replaces an earlier one), then the
+    /// agents of Markdown files, read when first asked for; see [`Config::agent`] for the
+    /// implicit `main`.
+    pub agents: Agents,
     /// `[providers.NAME]`, by name (a later layer's entry replaces an earlier one).
     pub providers: BTreeMap<String, ProviderEntry>,
     /// `[agent]`: the provider, model and iteration limit of runs.
@@ -156,31 +161,44 @@ impl Config {
             return;
         }
         let env = &self.settings_env;
-        let agent_servers = self
-            .agents
-            .values_mut()
-            .flat_map(|agent| agent.direct_mcp_servers.values_mut());
-        for server in self.mcp_servers.values_mut().chain(agent_servers) {
-            if let McpTransport::Stdio { env: own, .. } = &mut server.transport {
-                for (name, value) in env {
-                    own.entry(name.clone()).or_insert_with(|| value.clone());
-                }
-            }
+        for server in self.mcp_servers.values_mut() {
+            give_env_to_server(server, env);
         }
-        let agent_hooks = self.agents.values_mut().map(|agent| &mut agent.hooks);
-        for hooks in std::iter::once(&mut self.hooks).chain(agent_hooks) {
-            for hook in hooks
-                .pre_tool_use
-                .iter_mut()
-                .chain(&mut hooks.post_tool_use)
-                .chain(&mut hooks.pre_compact)
-            {
-                for (name, value) in env {
-                    hook.env
-                        .entry(name.clone())
-                        .or_insert_with(|| value.clone());
-                }
-            }
+        give_env_to_hooks(&mut self.hooks, env);
+        for agent in self.agents.tables_mut() {
+            give_settings_env(agent, env);
+        }
+    }
+}
+
+/// Gives `env` (Claude Code's settings `env`) to `agent`'s own stdio MCP servers and its command
+/// hooks, where they do not set a variable themselves.
+pub fn give_settings_env(agent: &mut AgentConfig, env: &BTreeMap<String, String>) {
+    for server in agent.direct_mcp_servers.values_mut() {
+        give_env_to_server(server, env);
+    }
+    give_env_to_hooks(&mut agent.hooks, env);
+}
+
+fn give_env_to_server(server: &mut McpServerConfig, env: &BTreeMap<String, String>) {
+    if let McpTransport::Stdio { env: own, .. } = &mut server.transport {
+        for (name, value) in env {
+            own.entry(name.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
+
+fn give_env_to_hooks(hooks: &mut HooksConfig, env: &BTreeMap<String, String>) {
+    for hook in hooks
+        .pre_tool_use
+        .iter_mut()
+        .chain(&mut hooks.post_tool_use)
+        .chain(&mut hooks.pre_compact)
+    {
+        for (name, value) in env {
+            hook.env
+                .entry(name.clone())
+                .or_insert_with(|| value.clone());
         }
     }
 }

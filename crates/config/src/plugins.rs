@@ -44,8 +44,12 @@ pub struct LoadedPlugin {
     pub command_paths: Vec<PathBuf>,
     /// The folders holding its skills (each a folder with `SKILL.md`).
     pub skill_folders: Vec<PathBuf>,
-    /// The agents it defined, by their namespaced names.
+    /// The agents it defined, by their namespaced names: filled by whoever lists the plugin
+    /// (agent files are read when first needed, see [`crate::Agents`]).
     pub agents: Vec<String>,
+    /// The folders (or single files) of its agents.
+    #[serde(skip)]
+    pub agent_paths: Vec<PathBuf>,
     /// Its hooks, one line each (`PreToolUse Write|Edit: COMMAND`).
     pub hooks: Vec<String>,
     /// Its MCP servers, one line each (`plugin_NAME_SERVER: COMMAND ARGS…` or the URL).

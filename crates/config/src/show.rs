@@ -355,7 +355,7 @@ fn mcp_servers(out: &mut String, config: &Config) {
 
 /// Each agent with where it came from, its direct servers after it.
 fn agents(out: &mut String, config: &Config) {
-    for (name, agent) in &config.agents {
+    for (name, agent) in config.agents.iter() {
         let _ = writeln!(
             out,
             "\n[agents.{}]  # {}",

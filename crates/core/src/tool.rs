@@ -70,6 +70,13 @@ pub trait TypedTool: Send + Sync + 'static {
     /// replaced with the schema of [`Self::Params`].
     fn describe(&self) -> ToolSpec;
 
+    /// The name [`Self::describe`] gives. Override it where the description is costly to make
+    /// (it lists what is read from disk) and the name is not: registering a tool asks for its
+    /// name only.
+    fn tool_name(&self) -> String {
+        self.describe().name
+    }
+
     /// Runs the tool. Must honour `ctx.cancellation()`.
     fn run(
         &self,
@@ -101,7 +108,7 @@ impl<T: TypedTool> Tool for T {
     }
 
     fn name(&self) -> String {
-        self.describe().name
+        self.tool_name()
     }
 
     async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {

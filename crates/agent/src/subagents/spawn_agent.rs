@@ -51,6 +51,10 @@ impl SpawnAgent {
 impl TypedTool for SpawnAgent {
     type Params = SpawnAgentParams;
 
+    fn tool_name(&self) -> String {
+        "spawn_agent".to_owned()
+    }
+
     fn describe(&self) -> ToolSpec {
         let config = &self.agents.hub.context.config;
         let mut agents = String::new();

@@ -125,6 +125,7 @@ pub struct ToolSetBuilder<'a> {
     home: Option<PathBuf>,
     model: Option<ChosenProvider>,
     mcp_startup: McpStartup,
+    prefetch_catalog: bool,
 }
 
 impl<'a> ToolSetBuilder<'a> {
@@ -145,6 +146,7 @@ impl<'a> ToolSetBuilder<'a> {
             home: std::env::var_os("HOME").map(PathBuf::from),
             model: None,
             mcp_startup: McpStartup::WaitForAll,
+            prefetch_catalog: false,
         }
     }
 
@@ -171,6 +173,14 @@ impl<'a> ToolSetBuilder<'a> {
         self
     }
 
+    /// Start reading the slash-command files on another thread at once: for an agent, whose
+    /// first request lists them (by default they are read when first asked for).
+    #[must_use]
+    pub fn prefetch_catalog(mut self) -> Self {
+        self.prefetch_catalog = true;
+        self
+    }
+
     /// What `build` waits for of the MCP servers (default: every one). With
     /// [`McpStartup::Background`] only `required` servers are in the registry at first; the
     /// others' tools join the registry given to [`McpClients::keep_in_sync`] when ready.
@@ -193,6 +203,9 @@ impl<'a> ToolSetBuilder<'a> {
             .providers
             .unwrap_or_else(|| built_in_providers(self.workspace, &self.offered));
         let found = Found::discover(self.workspace, self.home.clone(), self.config);
+        if self.prefetch_catalog {
+            found.commands.prefetch();
+        }
         let (skills, commands) = (Arc::clone(&found.skills), Arc::clone(&found.commands));
         let subagents = SubAgents::root(
             ParentContext {

@@ -21,7 +21,7 @@ pub(super) struct Found {
 
 impl Found {
     /// The skills and slash commands of `workspace`, `home` and the plugins `config` loaded,
-    /// their warnings logged.
+    /// the skills' warnings logged.
     pub(super) fn discover(
         workspace: &std::path::Path,
         home: Option<PathBuf>,
@@ -31,14 +31,12 @@ impl Found {
         for warning in skills.warnings() {
             tracing::warn!("{warning}");
         }
+        // Read when first asked for; what they skip is logged then.
         let commands = Arc::new(SlashCommands::for_config(
             workspace,
             home.as_deref(),
             config,
         ));
-        for warning in commands.warnings() {
-            tracing::warn!("slash command skipped: {warning}");
-        }
         Self {
             skills,
             commands,

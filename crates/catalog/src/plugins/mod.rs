@@ -23,7 +23,6 @@ use toolhost_config::claude_settings::{claude_hooks, line_of};
 use toolhost_config::plugins::LoadedPlugin;
 use toolhost_config::{Config, McpServerConfig, McpTransport, claude_mcp_json};
 
-use crate::agent_files::{agent_from_file, markdown_files};
 pub use approvals::Approvals;
 pub use manifest::{PLUGIN_MANIFEST, Plugin};
 pub use records::{PluginPlace, plugin_places};
@@ -31,7 +30,7 @@ pub use records::{PluginPlace, plugin_places};
 /// The variable that stands for a plugin's folder in its hooks and servers.
 const PLUGIN_ROOT_VARIABLE: &str = "CLAUDE_PLUGIN_ROOT";
 
-/// Reads every plugin of [`plugin_places`] into `config`: its agents, approved hooks and
+/// Reads every plugin of [`plugin_places`] into `config`: its approved hooks and
 /// servers, and a [`LoadedPlugin`] in `config.plugins.loaded` for its commands and skills.
 pub fn load_plugins(config: &mut Config, workspace: &Path, home: Option<&Path>) {
     let (places, warnings) = plugin_places(config, workspace, home);
@@ -98,9 +97,10 @@ fn contribute(
         source: source.to_owned(),
         command_paths: plugin.command_paths.clone(),
         skill_folders: plugin.skill_folders.clone(),
+        // Its agents, `PLUGIN:agent`, are read with the other agent files when first needed.
+        agent_paths: plugin.agent_paths.clone(),
         ..LoadedPlugin::default()
     };
-    add_agents(config, plugin, &mut loaded);
     let root = plugin.root.display().to_string();
     let mut hooks = Vec::new();
     for part in &plugin.hooks {
@@ -171,49 +171,6 @@ fn contribute(
         config.mcp_servers.insert(server.name.clone(), server);
     }
     loaded
-}
-
-/// The plugin's agents, named `PLUGIN:agent`; a file that does not load is left out with a
-/// warning, and an agent of the same name defined elsewhere wins.
-fn add_agents(config: &mut Config, plugin: &Plugin, loaded: &mut LoadedPlugin) {
-    let mut files = Vec::new();
-    for path in &plugin.agent_paths {
-        if path.is_file() {
-            files.push(path.clone());
-        } else {
-            markdown_files(path, 0, &mut files);
-        }
-    }
-    files.sort();
-    files.dedup();
-    for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            config.warn(format!(
-                "{}: cannot read this agent file; the agent is left out",
-                path.display()
-            ));
-            continue;
-        };
-        if !text.trim_start_matches('\u{feff}').starts_with("---") {
-            continue;
-        }
-        let (mut agent, warnings) = match agent_from_file(&path, &text) {
-            Ok(found) => found,
-            Err(error) => {
-                config.warn(format!("{error}; the agent is left out"));
-                continue;
-            }
-        };
-        for warning in warnings {
-            config.warn(warning);
-        }
-        agent.name = format!("{}:{}", plugin.name, agent.name);
-        if config.agents.contains_key(&agent.name) {
-            continue;
-        }
-        loaded.agents.push(agent.name.clone());
-        config.agents.insert(agent.name.clone(), agent);
-    }
 }
 
 /// `command` with `${CLAUDE_PLUGIN_ROOT}` (and `$CLAUDE_PLUGIN_ROOT`) put as `root`.

@@ -17,7 +17,7 @@
 mod expand;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde::Deserialize;
 use toolhost_core::permission::ToolSelection;
@@ -26,6 +26,7 @@ use toolhost_core::{CallOptions, ToolRegistry};
 use toolhost_config::Config;
 use toolhost_config::claude_tools::toolhost_entry;
 
+use crate::agent_files::{EntryKind, entry_kind};
 use crate::front_matter::{self, FrontMatterError, StringOrList};
 
 pub use expand::{ExpandError, Expansion, Piece, expand, parse_template, split_arguments};
@@ -130,11 +131,36 @@ impl CommandTurn {
     }
 }
 
-/// The commands found, and what was skipped.
-#[derive(Debug, Clone, Default)]
+/// The commands found, and what was skipped. The files are read the first time a command is
+/// asked for, not when the commands are found: a user with hundreds of commands does not pay
+/// for them in a process that never looks at one (`toolhost call`, `serve`'s `initialize`).
+#[derive(Clone)]
 pub struct SlashCommands {
+    found: Arc<LazyLock<Found, FindCommands>>,
+}
+
+type FindCommands = Box<dyn FnOnce() -> Found + Send>;
+
+/// What reading the command files gave.
+#[derive(Debug, Default)]
+struct Found {
     commands: Vec<SlashCommand>,
     warnings: Vec<FrontMatterError>,
+}
+
+impl Default for SlashCommands {
+    fn default() -> Self {
+        Self::lazily(Found::default)
+    }
+}
+
+impl std::fmt::Debug for SlashCommands {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match LazyLock::get(&self.found) {
+            Some(found) => found.fmt(f),
+            None => f.write_str("SlashCommands(not read yet)"),
+        }
+    }
 }
 
 /// The folders commands are looked for in, in precedence order.
@@ -154,66 +180,42 @@ impl SlashCommands {
     /// The commands of `workspace` and `home`, then those of every plugin `config` loaded
     /// (`/PLUGIN:command`).
     pub fn for_config(workspace: &Path, home: Option<&Path>, config: &Config) -> Self {
-        let mut found = Self::for_workspace(workspace, home);
-        for plugin in &config.plugins.loaded {
-            found.add_plugin(&plugin.name, &plugin.command_paths);
-        }
-        found
-    }
-
-    /// The commands in a plugin's `paths` (folders, or single files), named
-    /// `PLUGIN:command`.
-    pub fn add_plugin(&mut self, plugin: &str, paths: &[PathBuf]) {
-        let mut files = Vec::new();
-        for path in paths {
-            if path.is_file() {
-                let stem = path
-                    .file_stem()
-                    .map(|stem| stem.to_string_lossy().into_owned());
-                files.push((
-                    format!("{plugin}:{}", stem.unwrap_or_default()),
-                    path.clone(),
-                ));
-            } else {
-                markdown_files(path, &mut vec![plugin.to_owned()], 0, &mut files);
+        let folders = command_folders(workspace, home);
+        let plugins: Vec<(String, Vec<PathBuf>)> = config
+            .plugins
+            .loaded
+            .iter()
+            .map(|plugin| (plugin.name.clone(), plugin.command_paths.clone()))
+            .collect();
+        Self::lazily(move || {
+            let mut found = Found::discover(&folders);
+            for (plugin, paths) in &plugins {
+                found.add_plugin(plugin, paths);
             }
-        }
-        files.sort();
-        files.dedup();
-        for (name, path) in files {
-            if self.get(&name).is_some() {
-                continue;
-            }
-            match load_command(name, &path) {
-                Ok(command) => self.commands.push(command),
-                Err(warning) => self.warnings.push(warning),
-            }
-        }
+            found
+        })
     }
 
     /// The commands in `folders` (see [`command_folders`]); of two with one name the first
     /// wins.
     pub fn discover(folders: &[PathBuf]) -> Self {
-        let mut found = Self::default();
-        for folder in folders {
-            let mut files = Vec::new();
-            markdown_files(folder, &mut Vec::new(), 0, &mut files);
-            files.sort();
-            for (name, path) in files {
-                if found.get(&name).is_some() {
-                    tracing::warn!(
-                        "slash command /{name} in {} is shadowed by an earlier one",
-                        path.display()
-                    );
-                    continue;
-                }
-                match load_command(name, &path) {
-                    Ok(command) => found.commands.push(command),
-                    Err(warning) => found.warnings.push(warning),
-                }
+        let folders = folders.to_vec();
+        Self::lazily(move || Found::discover(&folders))
+    }
+
+    /// Commands that `find` reads when they are first asked for; what it skips is logged
+    /// then.
+    fn lazily(find: impl FnOnce() -> Found + Send + 'static) -> Self {
+        let find: FindCommands = Box::new(move || {
+            let found = find();
+            for warning in &found.warnings {
+                tracing::warn!("slash command skipped: {warning}");
             }
+            found
+        });
+        Self {
+            found: Arc::new(LazyLock::new(find)),
         }
-        found
     }
 
     /// The commands of `workspace` and `home`.
@@ -221,19 +223,34 @@ impl SlashCommands {
         Self::discover(&command_folders(workspace, home))
     }
 
+    /// Starts reading the command files on a thread of their own, so that whoever asks for
+    /// a command next waits less (or not at all).
+    pub fn prefetch(&self) {
+        if LazyLock::get(&self.found).is_none() {
+            let found = Arc::clone(&self.found);
+            // Only a cache warms: a failure to start the thread leaves the reading to the
+            // first caller.
+            let _ = std::thread::Builder::new()
+                .name("command-files".to_owned())
+                .spawn(move || {
+                    LazyLock::force(&found);
+                });
+        }
+    }
+
     /// The commands, in precedence order.
     pub fn commands(&self) -> &[SlashCommand] {
-        &self.commands
+        &self.found.commands
     }
 
     /// The command `name` (without the `/`).
     pub fn get(&self, name: &str) -> Option<&SlashCommand> {
-        self.commands.iter().find(|command| command.name == name)
+        self.found.get(name)
     }
 
     /// The files skipped for bad front matter.
     pub fn warnings(&self) -> &[FrontMatterError] {
-        &self.warnings
+        &self.found.warnings
     }
 
     /// Runs `line` when it is a command (`/name args…`): `None` when it does not start with
@@ -264,7 +281,7 @@ impl SlashCommands {
         let Some(command) = self.get(name) else {
             return Err(SlashCommandError::Unknown {
                 name: name.to_owned(),
-                known: self.commands.iter().map(|c| c.name.clone()).collect(),
+                known: self.commands().iter().map(|c| c.name.clone()).collect(),
             });
         };
         if command.user_only && !by_user {
@@ -295,6 +312,66 @@ impl SlashCommands {
     }
 }
 
+impl Found {
+    /// The commands in `folders`; of two with one name the first wins.
+    fn discover(folders: &[PathBuf]) -> Self {
+        let mut found = Self::default();
+        for folder in folders {
+            let mut files = Vec::new();
+            markdown_files(folder, &mut Vec::new(), 0, &mut files);
+            files.sort();
+            for (name, path) in files {
+                if found.get(&name).is_some() {
+                    tracing::warn!(
+                        "slash command /{name} in {} is shadowed by an earlier one",
+                        path.display()
+                    );
+                    continue;
+                }
+                found.load(name, &path);
+            }
+        }
+        found
+    }
+
+    /// The commands in a plugin's `paths` (folders, or single files), named
+    /// `PLUGIN:command`; a name already taken keeps its command.
+    fn add_plugin(&mut self, plugin: &str, paths: &[PathBuf]) {
+        let mut files = Vec::new();
+        for path in paths {
+            if path.is_file() {
+                let stem = path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned());
+                files.push((
+                    format!("{plugin}:{}", stem.unwrap_or_default()),
+                    path.clone(),
+                ));
+            } else {
+                markdown_files(path, &mut vec![plugin.to_owned()], 0, &mut files);
+            }
+        }
+        files.sort();
+        files.dedup();
+        for (name, path) in files {
+            if self.get(&name).is_none() {
+                self.load(name, &path);
+            }
+        }
+    }
+
+    fn load(&mut self, name: String, path: &Path) {
+        match load_command(name, path) {
+            Ok(command) => self.commands.push(command),
+            Err(warning) => self.warnings.push(warning),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&SlashCommand> {
+        self.commands.iter().find(|command| command.name == name)
+    }
+}
+
 /// The `.md` files under `folder`, each with its command name (sub-folders joined by `:`).
 fn markdown_files(
     folder: &Path,
@@ -311,18 +388,22 @@ fn markdown_files(
             continue;
         }
         let path = entry.path();
-        if path.is_dir() {
-            if depth < MAX_COMMAND_DEPTH {
+        match entry_kind(&entry) {
+            EntryKind::Folder if depth < MAX_COMMAND_DEPTH => {
                 prefix.push(name);
                 markdown_files(&path, prefix, depth + 1, files);
                 prefix.pop();
             }
-        } else if let Some(stem) = name.strip_suffix(".md")
-            && !stem.is_empty()
-        {
-            let mut parts = prefix.clone();
-            parts.push(stem.to_owned());
-            files.push((parts.join(":"), path));
+            EntryKind::File => {
+                if let Some(stem) = name.strip_suffix(".md")
+                    && !stem.is_empty()
+                {
+                    let mut parts = prefix.clone();
+                    parts.push(stem.to_owned());
+                    files.push((parts.join(":"), path));
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -42,6 +42,13 @@ pub async fn run(
             ),
         },
     ];
+    // Reading the agent files here logs each one that does not load.
+    let agents = config.agents.keys().count();
+    checks.push(Check {
+        status: Status::Ok,
+        name: "agents",
+        detail: format!("{agents} defined (toolhost agents list shows them)"),
+    });
     checks.extend(mcp_checks(mcp, config));
     checks.push(super::doctor_remote::provider_check(config).await);
     checks.push(super::doctor_remote::sessions_check(config, home));

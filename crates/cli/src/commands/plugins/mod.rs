@@ -79,7 +79,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let home = || home.context("HOME is not set: plugins are installed under ~/.toolhost/plugins");
     match command {
-        PluginsCommand::List { json } => list(&config.plugins.loaded, json)?,
+        PluginsCommand::List { json } => list(&with_agents(config), json)?,
         PluginsCommand::Install { source, yes } => {
             let home = home()?;
             let installed = install::install(home, &source)?;
@@ -109,6 +109,22 @@ pub fn run(
         PluginsCommand::Marketplace(command) => install::marketplace(home()?, command)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The loaded plugins, each with the names of the agents it defines (read now: agent files are
+/// read when first needed).
+fn with_agents(config: &Config) -> Vec<LoadedPlugin> {
+    let mut plugins = config.plugins.loaded.clone();
+    for plugin in &mut plugins {
+        let prefix = format!("{}:", plugin.name);
+        plugin.agents = config
+            .agents
+            .keys()
+            .filter(|name| name.starts_with(&prefix))
+            .cloned()
+            .collect();
+    }
+    plugins
 }
 
 fn list(plugins: &[LoadedPlugin], json: bool) -> anyhow::Result<()> {
