@@ -9,6 +9,8 @@
 mod deferred_tools;
 #[path = "run/provider_sdk_wire.rs"]
 mod provider_sdk_wire;
+#[path = "run/repeated_calls.rs"]
+mod repeated_calls;
 mod support;
 
 use std::path::{Path, PathBuf};

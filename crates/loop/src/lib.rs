@@ -32,7 +32,7 @@ use toolhost_script::ExtensionSession;
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use inbox::Inbox;
 pub use nudges::{DESCRIBED_CALL_NOTE, ECHOED_RESULT_NOTE, IMITATED_TOOL_NOTE};
-pub use repeats::REPEATED_CALL_NOTE;
+pub use repeats::{REPEATED_CALL_NOTE, REPEATED_CALL_NUDGE};
 pub use transcript::{Recorded, Transcript};
 
 use toolhost_config::providers::{DEFAULT_COMPACT_AT, DEFAULT_MAX_ITERATIONS};
@@ -594,11 +594,12 @@ impl AgentLoop {
             }
             let last = calls.len().saturating_sub(1);
             let answered_at = run.messages.len();
+            let mut repeated = false;
             for (index, (call, done)) in calls.iter().zip(&finished).enumerate() {
                 let mut result = ToolResultMessage::from(&done.result);
                 // A duplicate in the same response already says so.
                 if done.duplicate_of.is_none() {
-                    repeats.note(call, &mut result);
+                    repeated |= repeats.note(call, &mut result);
                 }
                 // The reminder rides on the turn's last result, as Claude Code's do.
                 if index == last
@@ -612,6 +613,10 @@ impl AgentLoop {
                 self.extensions
                     .turn_end(run.turns, message, &run.messages[answered_at..])
                     .await;
+            }
+            // After the turn's results (and what extensions heard of them), as the user.
+            if repeated && stop.is_none() {
+                run.push(Message::user(REPEATED_CALL_NUDGE), None)?;
             }
             if cancel.is_cancelled() {
                 return Ok(RunOutcome::Cancelled);
