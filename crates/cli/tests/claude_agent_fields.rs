@@ -226,3 +226,56 @@ fn an_agent_run_at_the_top_level_asks_its_effort_and_reads_its_body_as_its_promp
     assert_eq!(request.body["reasoning_effort"], "low");
     assert!(last(request, "system").ends_with("Answer in one line."));
 }
+
+#[test]
+fn an_agent_table_sets_effort_and_hooks_as_an_agent_file_does() {
+    let fixture = Fixture::new();
+    write_file(
+        fixture.path(".toolhost/config.toml"),
+        "[agents.careful]\ndescription = \"Reads carefully.\"\neffort = \"high\"\n\n\
+         [[agents.careful.hooks.PreToolUse]]\nmatcher = \"Read\"\n\
+         command = \"echo careful read >> hook-log.txt\"\n",
+    );
+    let model = fixture.model(vec![
+        Reply::tool_call("call_0", "Read", json!({"path": "hello.txt"})).into(),
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Read hello.txt", "agent": "careful"}),
+        )
+        .into(),
+        Reply::tool_call("child_1", "Read", json!({"path": "hello.txt"})).into(),
+        Reply::text("It says hello.").into(),
+        Reply::text("Done.").into(),
+    ]);
+    let output = fixture
+        .run(&model, &["--allow", "spawn_agent", "Ask careful"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    assert_eq!(requests[0].body.get("reasoning_effort"), None);
+    assert_eq!(requests[2].body["reasoning_effort"], "high");
+    let log = std::fs::read_to_string(fixture.path("hook-log.txt")).unwrap();
+    assert_eq!(
+        log, "careful read\n",
+        "the hook ran for the sub-agent's Read only"
+    );
+
+    // A value toolhost cannot use names the key.
+    write_file(
+        fixture.path(".toolhost/config.toml"),
+        "[agents.careful]\nisolation = \"container\"\n",
+    );
+    let refused = support::toolhost_with_home(&fixture.dirs.workspace, &fixture.dirs.home)
+        .args(["agents", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("agents.careful.isolation: toolhost knows only \"worktree\""),
+        "{stderr}"
+    );
+}

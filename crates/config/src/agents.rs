@@ -16,6 +16,7 @@ use toolhost_core::permission::{PermissionMode, PermissionRule, ToolSelection};
 use toolhost_core::{ToolRegistry, ToolSpec};
 
 use super::mcp::{FileMcpServer, Lookup, direct_server_config};
+use super::toml_hooks::{FileHooks, add_file_hooks};
 use super::{Config, ConfigError, HooksConfig, ReasoningEffort};
 
 /// The agent a command runs as when `--agent` does not say: the top-level agent.
@@ -36,6 +37,9 @@ pub(super) struct FileAgent {
     max_turns: Option<Spanned<usize>>,
     skills: Option<Vec<String>>,
     background: Option<bool>,
+    effort: Option<Spanned<String>>,
+    isolation: Option<Spanned<String>>,
+    hooks: FileHooks,
 }
 
 /// An agent's definition.
@@ -298,8 +302,42 @@ pub(super) fn agent_config(
     origin: &dyn Fn(usize) -> String,
     workspace: &Path,
     lookup: Lookup<'_>,
+    warnings: &mut Vec<String>,
 ) -> Result<AgentConfig, (usize, String)> {
+    let mut file = file;
     let mut agent = AgentConfig::everything(name);
+    if let Some(effort) = &file.effort {
+        agent.effort = Some(effort.get_ref().parse().map_err(|error| {
+            (
+                effort.span().start,
+                format!("agents.{name}.effort: {error}"),
+            )
+        })?);
+    }
+    if let Some(isolation) = &file.isolation {
+        if isolation.get_ref().trim() != "worktree" {
+            return Err((
+                isolation.span().start,
+                format!(
+                    "agents.{name}.isolation: toolhost knows only \"worktree\" (a git worktree \
+                     of its own); leave it out to work in the workspace"
+                ),
+            ));
+        }
+        agent.isolation = Some(Isolation::Worktree);
+    }
+    if let Some(offset) = file.hooks.take_pre_compact() {
+        warnings.push(format!(
+            "{}: agents.{name}.hooks.PreCompact is not run: a sub-agent's conversation is not \
+             compacted with hooks; it is left out",
+            origin(offset)
+        ));
+    }
+    warnings.extend(add_file_hooks(
+        std::mem::take(&mut file.hooks),
+        &mut agent.hooks,
+        origin,
+    ));
     agent.origin = Some(origin(start));
     agent.description = file.description;
     agent.prompt = file.prompt;

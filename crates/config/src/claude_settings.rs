@@ -26,7 +26,7 @@ use serde::Deserialize;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 
 use crate::claude_tools::toolhost_entry;
-use crate::load::compile_matcher;
+use crate::toml_hooks::compile_matcher;
 use crate::{Config, ConfigSources, DEFAULT_HOOK_TIMEOUT, HookCommand, HooksConfig};
 
 /// The settings files of Claude Code, in the order they are merged (a later one wins).

@@ -44,6 +44,7 @@ pub mod pricing;
 pub mod providers;
 pub mod shell;
 mod show;
+mod toml_hooks;
 pub mod web;
 
 use std::collections::BTreeMap;

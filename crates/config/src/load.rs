@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::shell::ShellSandbox;
-use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
@@ -13,8 +12,9 @@ use toolhost_core::permission::{PermissionMode, PermissionRule, RuleList};
 use super::agents::{FileAgent, agent_config};
 use super::mcp::{CLAUDE_MCP_JSON, FileMcpServer, claude_mcp_json, server_config};
 use super::providers::{FileAgentSettings, FileProvider, agent_settings, provider_entry};
+use super::toml_hooks::{FileHooks, add_file_hooks};
 use super::web::FileWeb;
-use super::{Config, ConfigError, DEFAULT_HOOK_TIMEOUT, HookCommand};
+use super::{Config, ConfigError};
 
 /// Where the configuration comes from.
 #[derive(Clone, Debug, Default)]
@@ -156,26 +156,6 @@ struct FilePermissions {
     ask: Vec<Spanned<String>>,
     deny: Vec<Spanned<String>>,
     audit_log: Option<Spanned<String>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-struct FileHooks {
-    #[serde(rename = "PreToolUse")]
-    pre_tool_use: Vec<Spanned<FileHook>>,
-    #[serde(rename = "PostToolUse")]
-    post_tool_use: Vec<Spanned<FileHook>>,
-    #[serde(rename = "PreCompact")]
-    pre_compact: Vec<Spanned<FileHook>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileHook {
-    matcher: Option<String>,
-    command: String,
-    /// Seconds.
-    timeout: Option<u64>,
 }
 
 impl Config {
@@ -365,6 +345,7 @@ impl Config {
                 &origin,
                 &sources.workspace,
                 &lookup,
+                &mut self.warnings,
             )
             .map_err(|(offset, message)| invalid(Some(offset), message))?;
             self.agents.insert(name, parsed);
@@ -380,62 +361,8 @@ impl Config {
         for (key, offset) in settings {
             self.sources.insert(key, origin(offset));
         }
-        for (event, hooks, target) in [
-            (
-                "PreToolUse",
-                file.hooks.pre_tool_use,
-                &mut self.hooks.pre_tool_use,
-            ),
-            (
-                "PostToolUse",
-                file.hooks.post_tool_use,
-                &mut self.hooks.post_tool_use,
-            ),
-            (
-                "PreCompact",
-                file.hooks.pre_compact,
-                &mut self.hooks.pre_compact,
-            ),
-        ] {
-            for hook in hooks {
-                let start = hook.span().start;
-                let FileHook {
-                    matcher,
-                    command,
-                    timeout,
-                } = hook.into_inner();
-                // A hook that cannot run is left out with a warning; the others run.
-                let problem = match compile_matcher(matcher.as_deref()) {
-                    Err(message) => Err(message),
-                    Ok(matcher_regex) => hook_problem(
-                        event,
-                        matcher.as_deref(),
-                        matcher_regex.as_ref(),
-                        &command,
-                        timeout,
-                    )
-                    .map_or(Ok(matcher_regex), Err),
-                };
-                let matcher_regex = match problem {
-                    Ok(regex) => regex,
-                    Err(message) => {
-                        self.warnings.push(format!(
-                            "{}: {message}; this {event} hook is left out",
-                            origin(start)
-                        ));
-                        continue;
-                    }
-                };
-                target.push(HookCommand {
-                    matcher,
-                    matcher_regex,
-                    command,
-                    timeout: timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
-                    origin: origin(start),
-                    env: BTreeMap::new(),
-                });
-            }
-        }
+        self.warnings
+            .extend(add_file_hooks(file.hooks, &mut self.hooks, &origin));
         Ok(())
     }
 
@@ -663,52 +590,6 @@ impl Config {
             }
         }
         Ok(())
-    }
-}
-
-/// What a PreCompact hook's matcher is matched against.
-const COMPACT_TRIGGERS: [&str; 2] = ["manual", "auto"];
-
-/// Why a TOML hook cannot run as written, if it cannot.
-fn hook_problem(
-    event: &str,
-    matcher: Option<&str>,
-    regex: Option<&Regex>,
-    command: &str,
-    timeout: Option<u64>,
-) -> Option<String> {
-    // A PreCompact matcher is matched against the trigger, not a tool: one that fits neither
-    // trigger is a typo that would never run.
-    if let (true, Some(regex), Some(pattern)) = (event == "PreCompact", regex, matcher)
-        && !COMPACT_TRIGGERS
-            .iter()
-            .any(|trigger| regex.is_match(trigger))
-    {
-        return Some(format!(
-            "the PreCompact matcher '{pattern}' matches neither trigger: use \"manual\", \
-             \"auto\", or leave it out for both"
-        ));
-    }
-    if command.trim().is_empty() {
-        return Some("the hook's command is empty: give the shell command to run".to_owned());
-    }
-    if timeout == Some(0) {
-        return Some(
-            "a hook timeout of 0 seconds would stop every run: give at least 1".to_owned(),
-        );
-    }
-    None
-}
-
-/// `None` or `*` or empty: every tool. Otherwise a regex that must match the whole name.
-pub(crate) fn compile_matcher(matcher: Option<&str>) -> Result<Option<Regex>, String> {
-    match matcher.map(str::trim) {
-        None | Some("" | "*") => Ok(None),
-        Some(pattern) => Regex::new(&format!("^(?:{pattern})$"))
-            .map(Some)
-            .map_err(|error| {
-                format!("the hook matcher '{pattern}' is not a valid regular expression: {error}")
-            }),
     }
 }
 
