@@ -11,6 +11,9 @@
 //! needing `GLIBC_ABI_DT_RELR`), so they are only packed when the building machine's glibc is
 //! 2.36 or later: a binary built there runs on a glibc at least as new.
 
+#[path = "build/commit.rs"]
+mod commit;
+
 use std::env;
 use std::path::Path;
 use std::process::Command;
@@ -21,6 +24,7 @@ const GLIBC_WITH_RELR: (u32, u32) = (2, 36);
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=hot-symbols.txt");
+    println!("cargo::rerun-if-changed=build/commit.rs");
     emit_build_commit();
     let optimised = env::var("PROFILE").is_ok_and(|profile| profile == "release");
     let linux_x86_64 = env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux")
@@ -60,38 +64,17 @@ fn build_glibc() -> Option<(u32, u32)> {
 }
 
 /// Sets `TOOLHOST_BUILD_COMMIT`, what `--version` prints after the version: ` (3f2a9c1
-/// 2026-12-04)`, the commit this build is from, or nothing where git cannot say (a crate
-/// archive, no git installed). Rebuilt when the checked-out commit changes.
+/// 2026-12-04)`, or nothing where git cannot say; rebuilt when the checked-out commit changes.
 fn emit_build_commit() {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .ok()
-            .filter(|output| output.status.success())
-            .and_then(|output| String::from_utf8(output.stdout).ok())
-            .map(|text| text.trim().to_owned())
-            .filter(|text| !text.is_empty())
-    };
-    let commit = git(&["log", "-1", "--format=%h %cs"]);
-    // HEAD, and the branch file it points to (or packed refs), decide the commit. Only files
-    // that exist are named: cargo reruns a build script whose named file is missing every time.
-    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
-    for name in ["HEAD", "packed-refs"].into_iter().chain(branch.as_deref()) {
-        if let Some(path) = git(&["rev-parse", "--git-path", name]).map(|path| absolute(&path))
-            && path.is_file()
-        {
-            println!("cargo::rerun-if-changed={}", path.display());
+    let build_commit = commit::build_commit(Path::new(env!("CARGO_MANIFEST_DIR")), "build.rs");
+    let suffix = match build_commit {
+        Some(commit::BuildCommit { summary, watched }) => {
+            for path in watched {
+                println!("cargo::rerun-if-changed={}", path.display());
+            }
+            format!(" ({summary})")
         }
-    }
-    let suffix = commit
-        .map(|commit| format!(" ({commit})"))
-        .unwrap_or_default();
+        None => String::new(),
+    };
     println!("cargo::rustc-env=TOOLHOST_BUILD_COMMIT={suffix}");
-}
-
-/// `git rev-parse --git-path` answers relative to the folder it ran in.
-fn absolute(path: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }

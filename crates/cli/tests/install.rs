@@ -255,21 +255,3 @@ fn the_path_block_goes_only_to_the_shells_there_are_and_can_be_refused() {
     assert!(bin.join("toolhost").is_file());
     assert!(!home.path().join(".profile").exists());
 }
-
-#[test]
-fn the_manifest_can_be_installed_with_cargo_install_locked() {
-    // `cargo install --locked --path crates/cli` needs a package with a binary target and a
-    // lock file at the workspace root that holds every dependency; the `dist` profile it may
-    // name must exist.
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
-    let manifest: toml::Table = toml::from_str(&manifest).unwrap();
-    assert_eq!(manifest["bin"][0]["name"].as_str(), Some("toolhost"));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    assert!(root.join("Cargo.lock").is_file());
-    let workspace: toml::Table =
-        toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml")).unwrap()).unwrap();
-    let dist = &workspace["profile"]["dist"];
-    assert_eq!(dist["inherits"].as_str(), Some("release"));
-    assert_eq!(dist["lto"].as_str(), Some("thin"));
-}

@@ -133,6 +133,18 @@ pub fn first_line_cut(text: &str, max: usize) -> String {
     }
 }
 
+/// A tool call's arguments on one line, at most `max` characters: models often send
+/// pretty-printed JSON, whose first line alone would read `{`, so JSON spread over several
+/// lines is shown compact; anything else as its first line.
+pub fn arguments_line(arguments: &str, max: usize) -> String {
+    let compact = arguments
+        .contains('\n')
+        .then(|| serde_json::from_str::<serde_json::Value>(arguments).ok())
+        .flatten()
+        .map(|value| value.to_string());
+    first_line_cut(compact.as_deref().unwrap_or(arguments), max)
+}
+
 /// The first row of `line` at `width`, with `…` when it goes on.
 pub fn first_row(line: &Line<'static>, width: usize) -> Line<'static> {
     let mut rows = wrap(line, width.saturating_sub(1).max(1));
@@ -163,5 +175,21 @@ mod tests {
         assert_eq!(texts, ["日本", "語の", "テキ", "スト"]);
         assert_eq!(wrap(&Line::from(""), 10).len(), 1);
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn pretty_printed_arguments_are_shown_compact_on_one_line() {
+        let pretty = "{\n    \"path\": \"README.md\",\n    \"limit\": 20\n  }";
+        assert_eq!(
+            arguments_line(pretty, 100),
+            r#"{"path":"README.md","limit":20}"#
+        );
+        assert_eq!(arguments_line(pretty, 8), "{\"path\":…");
+        // One line is shown as the model wrote it; text that is not JSON, by its first line.
+        assert_eq!(
+            arguments_line(r#"{"path": "a.txt"}"#, 100),
+            r#"{"path": "a.txt"}"#
+        );
+        assert_eq!(arguments_line("not\njson", 100), "not");
     }
 }

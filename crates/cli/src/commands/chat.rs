@@ -23,6 +23,7 @@ use toolhost_config::providers::provider_pricing;
 use toolhost_config::{AgentConfig, Config};
 use toolhost_core::SessionEvent;
 use toolhost_core::conversation::Usage;
+use toolhost_tui::text::arguments_line;
 
 use super::run::{model_flags, one_line, open_session, session_choice};
 use crate::EXIT_USAGE;
@@ -297,7 +298,12 @@ fn printing_events() -> AgentEventSink {
             }
             AgentEvent::ToolCallStart { call } => {
                 end_line(&mut out, &mut mid_line);
-                let _ = writeln!(out, "→ {} {}", call.name, one_line(&call.arguments, 100));
+                let _ = writeln!(
+                    out,
+                    "→ {} {}",
+                    call.name,
+                    arguments_line(&call.arguments, 100)
+                );
             }
             AgentEvent::ToolCallEnd { result } => {
                 let mark = if result.is_error { "✗" } else { "✓" };
@@ -360,7 +366,7 @@ fn subagent_line(event: &AgentEvent) -> Option<String> {
         AgentEvent::ToolCallStart { call } => Some(format!(
             "→ {} {}",
             call.name,
-            one_line(&call.arguments, 100)
+            arguments_line(&call.arguments, 100)
         )),
         AgentEvent::ToolCallEnd { result } if result.is_error => {
             Some(format!("✗ {}", one_line(&result.text(), 100)))

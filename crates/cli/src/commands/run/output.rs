@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
-use toolhost_tui::text::first_line_cut as one_line;
+use toolhost_tui::text::{arguments_line, first_line_cut as one_line};
 
 use clap::ValueEnum;
 use serde_json::{Value, json};
@@ -360,7 +360,7 @@ fn text_progress(event: &AgentEvent) {
                 eprintln!(
                     "  [{run_id}] → {} {}",
                     call.name,
-                    one_line(&call.arguments, 90)
+                    arguments_line(&call.arguments, 90)
                 );
             }
             AgentEvent::RunEnd { outcome, turns, .. } => eprintln!(
@@ -376,7 +376,7 @@ fn text_progress(event: &AgentEvent) {
             _ => {}
         },
         AgentEvent::ToolCallStart { call } => {
-            eprintln!("→ {} {}", call.name, one_line(&call.arguments, 100));
+            eprintln!("→ {} {}", call.name, arguments_line(&call.arguments, 100));
         }
         AgentEvent::ToolCallEnd { result } if result.is_error => {
             eprintln!("  ✗ {}", one_line(&result.text(), 160));
