@@ -91,8 +91,9 @@ pub struct ToolSet {
 pub type CustomToolSources = BTreeMap<String, PathBuf>;
 
 impl ToolSet {
-    /// The built-in tools in the registry: neither custom tools nor MCP tools. `--tools`
-    /// selects among these (R36).
+    /// The built-in tools in the registry: neither custom tools nor the configured MCP
+    /// servers' tools (the built-in `toolhost` provider's are built-ins). `--tools` selects
+    /// among these (R36): naming seven tools offers no eighth of toolhost's own.
     pub fn builtin_names(&self) -> Vec<String> {
         let custom: Vec<String> = self
             .custom
@@ -104,6 +105,7 @@ impl ToolSet {
             .mcp
             .tools()
             .iter()
+            .filter(|tool| tool.server_name() != ToolhostProvider::NAME)
             .map(|tool| toolhost_core::Tool::spec(tool.as_ref()).name)
             .collect();
         self.registry

@@ -432,7 +432,11 @@ fn a_tool_smaller_than_tool_search_is_not_deferred_past_a_small_budget() {
     write_file(&config_path, &config);
     let done = run(
         &run_,
-        &["--tools", "Read,Write,Edit,Bash,Grep,Glob,ListDir", "Hi"],
+        &[
+            "--tools",
+            "Read,Write,Edit,Bash,Grep,Glob,ListDir,mcp__toolhost__status",
+            "Hi",
+        ],
     );
     assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
     let offered = offered_tools(WireFormat::OpenAiChat, &run_.requests()[0].body);
