@@ -83,6 +83,9 @@ pub enum CompactionError {
     /// The model answered with no text.
     #[error("the model's summary was empty")]
     EmptySummary,
+    /// A pi extension's `session_before_compact` handler cancelled it.
+    #[error("{0}")]
+    Cancelled(String),
     /// The session could not keep the compaction; the conversation stays as it was.
     #[error("the compaction could not be saved: {0}")]
     NotSaved(String),

@@ -12,6 +12,7 @@ mod deferred;
 mod events;
 mod extension_events;
 mod inbox;
+mod message_updates;
 mod nudges;
 mod repeats;
 mod todo_reminder;
@@ -27,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
 use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
-use toolhost_script::ExtensionSession;
+use toolhost_script::{CompactRequest, ExtensionSession};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use inbox::Inbox;
@@ -292,7 +293,8 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: CancellationToken,
     ) -> Result<Compacted, CompactionError> {
-        self.compact(messages, "manual", instructions, events, cancel)
+        let request = CompactRequest::new(instructions.map(str::to_owned));
+        self.compact(messages, "manual", Some(&request), events, cancel)
             .await
     }
 
@@ -300,14 +302,25 @@ impl AgentLoop {
         &self,
         messages: &[Message],
         trigger: &'static str,
-        instructions: Option<&str>,
+        request: Option<&CompactRequest>,
         events: &AgentEventSink,
         cancel: CancellationToken,
     ) -> Result<Compacted, CompactionError> {
+        let instructions = request.and_then(|request| request.instructions.as_deref());
         let automatic = trigger == "auto";
+        let tokens_before = estimate_tokens(messages);
+        if let Some(why) = self
+            .extensions
+            .before_compact(instructions, tokens_before)
+            .await
+        {
+            let cancelled = Err(CompactionError::Cancelled(why));
+            self.extensions.compacted(request, &cancelled).await;
+            return cancelled;
+        }
         events(AgentEvent::CompactionStart {
             trigger,
-            tokens_before: estimate_tokens(messages),
+            tokens_before,
         });
         if automatic {
             self.session_event(SessionEvent::AutoCompactionStart).await;
@@ -358,6 +371,7 @@ impl AgentLoop {
         if automatic {
             self.session_event(SessionEvent::AutoCompactionEnd).await;
         }
+        self.extensions.compacted(request, &compacted).await;
         compacted
     }
 
@@ -427,10 +441,17 @@ impl AgentLoop {
     /// Tells the tools a session lifecycle event (R4: `start`, `shutdown`, …); a tool that
     /// fails to listen is logged, never fatal.
     pub async fn session_event(&self, event: SessionEvent) {
+        self.session_event_with(event, Value::Object(serde_json::Map::new()))
+            .await;
+    }
+
+    /// [`Self::session_event`], with what pi's extensions hear of it besides its name
+    /// (`{ reason: "new" }` for a `switch` to a new session).
+    pub async fn session_event_with(&self, event: SessionEvent, details: Value) {
         self.registry
             .dispatch_session_event(&event, &self.session)
             .await;
-        self.extensions.session_event(&event).await;
+        self.extensions.session_event(&event, &details).await;
     }
 
     /// Runs the conversation `messages` (ending with the user's message) until it ends. The
@@ -672,13 +693,13 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) {
-        if let Some(instructions) = self.extensions.compact_request() {
+        if let Some(request) = self.extensions.compact_request() {
             // An extension's `ctx.compact()`: now, whatever the size.
             let compacted = self
                 .compact(
                     &run.messages,
                     "manual",
-                    instructions.as_deref(),
+                    Some(&request),
                     events,
                     cancel.clone(),
                 )
@@ -732,11 +753,22 @@ impl AgentLoop {
             reasoning_effort: self.reasoning_effort,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));
-        let sink = self.stream_sink(events, &last_attempt);
+        let model = self.provider.model();
+        let (sink, updates) = self
+            .extensions
+            .with_message_updates(self.stream_sink(events, &last_attempt), model);
+        self.extensions.message_start(model).await;
+        let streamed = async {
+            let (result, ()) = futures::join!(
+                self.provider.stream(&request, sink, cancel.clone()),
+                self.extensions.tell_message_updates(updates)
+            );
+            result
+        };
         let result = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(RunOutcome::Cancelled),
-            result = self.provider.stream(&request, sink, cancel.clone()) => result,
+            result = streamed => result,
         };
         let attempt = last_attempt.load(Ordering::Relaxed);
         if attempt > 1 {
