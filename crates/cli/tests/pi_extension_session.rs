@@ -149,7 +149,8 @@ fn ctx_compact_compacts_before_the_next_request_and_calls_on_complete() {
 const CANCEL_COMPACTION: &str = r#"
 export default function (pi) {
   pi.on("session_before_compact", async (event) => {
-    if (event.customInstructions === "Keep the file names.") return { cancel: true };
+    const asked = event.branchEntries.some((entry) => entry.type === "message" && entry.message.role === "user");
+    if (event.customInstructions === "Keep the file names." && asked) return { cancel: true };
   });
 }
 "#;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::ExtensionSession;
+use super::{EntryScope, ExtensionSession};
 
 /// A compaction an extension asked for with `ctx.compact({ customInstructions, onComplete,
 /// onError })`.
@@ -68,7 +68,7 @@ impl ExtensionSession {
         let payload = json!({
             "customInstructions": instructions,
             "preparation": { "tokensBefore": tokens_before },
-            "branchEntries": [],
+            "branchEntries": self.stored_entries(EntryScope::Branch),
         });
         let cancelled = self.extensions().cancelled(EVENT, &payload).await;
         self.apply_and_deliver().await;

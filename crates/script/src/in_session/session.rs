@@ -96,6 +96,15 @@ impl ExtensionSession {
         *lock(&self.cancel) = Some(cancel);
     }
 
+    /// The session's entries as pi's session manager gives them (none when no store keeps
+    /// the session, or it could not be read).
+    pub(crate) fn stored_entries(&self, scope: super::EntryScope) -> Vec<Value> {
+        lock(&self.recorded)
+            .as_ref()
+            .and_then(|recorded| recorded.entries(scope).ok())
+            .unwrap_or_default()
+    }
+
     /// The run is over: `ctx.signal` is `undefined` until [`Self::set_cancel`] starts the next.
     pub fn end_run(&self) {
         self.host.end_run();
