@@ -111,7 +111,7 @@ export default function (pi) {
     });
   });
   pi.on("session_compact", (event, ctx) => {
-    writeFileSync(`${ctx.cwd}/session_compact.txt`, `${event.compactionEntry.type}: ${event.compactionEntry.summary}`);
+    writeFileSync(`${ctx.cwd}/session_compact.txt`, `${event.compactionEntry.type}: ${event.compactionEntry.summary} (from an extension: ${event.fromExtension})`);
   });
 }
 "#;
@@ -142,7 +142,44 @@ fn ctx_compact_compacts_before_the_next_request_and_calls_on_complete() {
     );
     assert_eq!(
         fixture.read("session_compact.txt"),
-        "compaction: The user read notes.txt."
+        "compaction: The user read notes.txt. (from an extension: false)"
+    );
+}
+
+/// pi's custom-compaction example, in short: the extension writes the summary itself.
+const OWN_SUMMARY: &str = r#"
+export default function (pi) {
+  pi.on("session_before_compact", async (event) => ({
+    compaction: { summary: `Notes were read (${event.branchEntries.length} entries summarised by an extension).`, tokensBefore: event.preparation.tokensBefore },
+  }));
+}
+"#;
+
+#[test]
+fn a_session_before_compact_handler_gives_its_own_summary() {
+    let fixture = Fixture::new();
+    fixture.extension("compact.js", COMPACT_AFTER_FIRST_TURN);
+    fixture.extension("summarise.js", OWN_SUMMARY);
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "Read", json!({ "path": "notes.txt" })).into(),
+        Reply::text("Done.").into(),
+    ]);
+    succeeded(&fixture.run(&model, &["--yes", "Read my notes."]));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "the model was not asked to summarise");
+    assert!(texts(&requests[1].body).contains("summarised by an extension"));
+    let noted = fixture.read("session_compact.txt");
+    assert!(
+        noted.starts_with("compaction: Notes were read (")
+            && noted.ends_with("summarised by an extension). (from an extension: true)"),
+        "{noted}"
+    );
+    assert!(
+        fixture
+            .read("compaction.txt")
+            .starts_with("done: Notes were read"),
+        "{}",
+        fixture.read("compaction.txt")
     );
 }
 

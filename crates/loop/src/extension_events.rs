@@ -12,7 +12,9 @@ use toolhost_core::{ContentBlock, SessionEvent, ToolRegistry, ToolSpec};
 
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use toolhost_core::conversation::ToolCall;
-use toolhost_script::{CompactRequest, CompactionDone, ExtensionSession, pi_tool_name};
+use toolhost_script::{
+    CompactRequest, CompactVerdict, CompactionDone, ExtensionSession, pi_tool_name,
+};
 
 use super::{AgentEvent, AgentEventSink};
 use crate::compaction::{Compacted, CompactionError};
@@ -185,17 +187,16 @@ impl LoopExtensions {
         self.0.as_ref()?.take_compact_request()
     }
 
-    /// `session_before_compact`: why the compaction must not happen, when a handler cancelled
-    /// it.
+    /// `session_before_compact`: whether the compaction goes on, and with whose summary.
     pub(crate) async fn before_compact(
         &self,
         instructions: Option<&str>,
         tokens_before: u64,
-    ) -> Option<String> {
-        self.0
-            .as_ref()?
-            .before_compact(instructions, tokens_before)
-            .await
+    ) -> CompactVerdict {
+        match &self.0 {
+            Some(session) => session.before_compact(instructions, tokens_before).await,
+            None => CompactVerdict::Proceed,
+        }
     }
 
     /// `session_compact` after a compaction that happened, and the callbacks of the
@@ -204,6 +205,7 @@ impl LoopExtensions {
         &self,
         request: Option<&CompactRequest>,
         outcome: &Result<Compacted, CompactionError>,
+        from_extension: bool,
     ) {
         let Some(session) = &self.0 else {
             return;
@@ -214,6 +216,7 @@ impl LoopExtensions {
                 tokens_before: done.tokens_before,
                 files_read: &done.files_read,
                 files_modified: &done.files_modified,
+                from_extension,
             }),
             Err(error) => Err(error.to_string()),
         };

@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
 use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
-use toolhost_script::{CompactRequest, ExtensionSession};
+use toolhost_script::{CompactRequest, CompactVerdict, ExtensionSession};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use inbox::Inbox;
@@ -309,15 +309,19 @@ impl AgentLoop {
         let instructions = request.and_then(|request| request.instructions.as_deref());
         let automatic = trigger == "auto";
         let tokens_before = estimate_tokens(messages);
-        if let Some(why) = self
+        let given = match self
             .extensions
             .before_compact(instructions, tokens_before)
             .await
         {
-            let cancelled = Err(CompactionError::Cancelled(why));
-            self.extensions.compacted(request, &cancelled).await;
-            return cancelled;
-        }
+            CompactVerdict::Cancel(why) => {
+                let cancelled = Err(CompactionError::Cancelled(why));
+                self.extensions.compacted(request, &cancelled, false).await;
+                return cancelled;
+            }
+            CompactVerdict::Summary(summary) => Some(summary),
+            CompactVerdict::Proceed => None,
+        };
         events(AgentEvent::CompactionStart {
             trigger,
             tokens_before,
@@ -325,24 +329,33 @@ impl AgentLoop {
         if automatic {
             self.session_event(SessionEvent::AutoCompactionStart).await;
         }
-        let hooked = match &self.pre_compact {
-            Some(hooks) => {
-                hooks
-                    .instructions(trigger, instructions, self.session.session_id.as_deref())
-                    .await
+        let mut compacted = match &given {
+            Some(summary) => compaction::compact_with_summary(
+                &self.registry,
+                messages,
+                &self.compaction,
+                summary,
+            ),
+            None => {
+                let hooked = match &self.pre_compact {
+                    Some(hooks) => {
+                        hooks
+                            .instructions(trigger, instructions, self.session.session_id.as_deref())
+                            .await
+                    }
+                    None => instructions.map(str::to_owned),
+                };
+                compaction::compact(
+                    &*self.provider,
+                    &self.registry,
+                    messages,
+                    &self.compaction,
+                    hooked.as_deref(),
+                    cancel,
+                )
+                .await
             }
-            None => instructions.map(str::to_owned),
         };
-        let instructions = hooked.as_deref();
-        let mut compacted = compaction::compact(
-            &*self.provider,
-            &self.registry,
-            messages,
-            &self.compaction,
-            instructions,
-            cancel,
-        )
-        .await;
         if let (Ok(done), Some(transcript)) = (&compacted, &self.transcript) {
             let recorded = transcript.record(Recorded::Compaction {
                 summary: &done.summary,
@@ -371,7 +384,9 @@ impl AgentLoop {
         if automatic {
             self.session_event(SessionEvent::AutoCompactionEnd).await;
         }
-        self.extensions.compacted(request, &compacted).await;
+        self.extensions
+            .compacted(request, &compacted, given.is_some())
+            .await;
         compacted
     }
 

@@ -19,6 +19,17 @@ pub struct CompactRequest {
     pub(crate) answer_to: Option<(PathBuf, u64)>,
 }
 
+/// What the `session_before_compact` handlers decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompactVerdict {
+    /// Compact as usual: the model summarises.
+    Proceed,
+    /// Do not compact, for this reason.
+    Cancel(String),
+    /// Compact with this summary (an extension's `{ compaction: { summary } }`).
+    Summary(String),
+}
+
 /// What one compaction produced, as pi's `CompactionResult` and `CompactionEntry` say it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompactionDone<'a> {
@@ -30,6 +41,8 @@ pub struct CompactionDone<'a> {
     pub files_read: &'a [String],
     /// Files it changed.
     pub files_modified: &'a [String],
+    /// Whether an extension's `session_before_compact` handler wrote the summary.
+    pub from_extension: bool,
 }
 
 impl CompactRequest {
@@ -53,26 +66,37 @@ impl CompactionDone<'_> {
 }
 
 impl ExtensionSession {
-    /// `session_before_compact`: the handler's reason to cancel, when one answered
-    /// `{ cancel: true }`. `instructions` are the compaction's (`/compact TEXT`, or an
-    /// extension's `customInstructions`).
+    /// `session_before_compact`: whether the compaction goes on, and with whose summary.
+    /// `instructions` are the compaction's (`/compact TEXT`, or an extension's
+    /// `customInstructions`).
     pub async fn before_compact(
         &self,
         instructions: Option<&str>,
         tokens_before: u64,
-    ) -> Option<String> {
+    ) -> CompactVerdict {
         const EVENT: &str = "session_before_compact";
         if !self.extensions().listens_to(EVENT) {
-            return None;
+            return CompactVerdict::Proceed;
         }
         let payload = json!({
             "customInstructions": instructions,
             "preparation": { "tokensBefore": tokens_before },
             "branchEntries": self.stored_entries(EntryScope::Branch),
         });
-        let cancelled = self.extensions().cancelled(EVENT, &payload).await;
+        let answer = self.extensions().before_compact(&payload).await;
         self.apply_and_deliver().await;
-        cancelled.then(|| format!("an extension's {EVENT} handler cancelled the compaction"))
+        if answer.get("cancel").and_then(Value::as_bool) == Some(true) {
+            return CompactVerdict::Cancel(format!(
+                "an extension's {EVENT} handler cancelled the compaction"
+            ));
+        }
+        match answer
+            .pointer("/compaction/summary")
+            .and_then(Value::as_str)
+        {
+            Some(summary) => CompactVerdict::Summary(summary.to_owned()),
+            None => CompactVerdict::Proceed,
+        }
     }
 
     /// `session_compact` after a compaction, and the callbacks of the `ctx.compact()` that
@@ -91,7 +115,7 @@ impl ExtensionSession {
             });
             self.notify(
                 "session_compact",
-                &json!({ "compactionEntry": entry, "fromExtension": false }),
+                &json!({ "compactionEntry": entry, "fromExtension": done.from_extension }),
             )
             .await;
         }

@@ -7,7 +7,7 @@ mod compaction;
 mod gate;
 mod session;
 
-pub use compaction::{CompactRequest, CompactionDone};
+pub use compaction::{CompactRequest, CompactVerdict, CompactionDone};
 pub use gate::{ExtensionGate, ExtensionResults, ExtensionSlot};
 pub use session::{ExtensionSession, Prompted};
 
