@@ -112,6 +112,12 @@ impl Extension {
         if !self.listens_to(event) {
             return (Value::Null, Vec::new());
         }
+        self.emit_to_engine(event, payload).await
+    }
+
+    /// [`Self::emit`], whether or not it listens (for the internal events that answer what
+    /// it asked, wherever it asked from).
+    async fn emit_to_engine(&self, event: &str, payload: &Value) -> (Value, Vec<Arc<ScriptTool>>) {
         let limit = self.engine.host().limits().call_time_limit;
         // In a task of its own, as tool calls run: a caller that stops waiting (the run was
         // cancelled) leaves the handlers to settle, hearing it through `ctx.signal`.
@@ -270,7 +276,7 @@ impl Extensions {
             .iter()
             .filter(|extension| extension.engine.module() == module)
         {
-            let (_, tools) = extension.emit(COMPACTED_EVENT, &payload).await;
+            let (_, tools) = extension.emit_to_engine(COMPACTED_EVENT, &payload).await;
             self.keep_new_tools(tools);
         }
     }

@@ -262,7 +262,6 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   const takeRegistered = () => {
     const events = [...handlers.keys()];
     if (bus.listening) events.push(BUS_EVENT);
-    if (compactCallbacks.size > 0) events.push(COMPACTED_EVENT);
     const taken = { tools: fresh.tools.splice(0), commands: fresh.commands.splice(0), events, ignored: [...ignoredCalls] };
     return taken;
   };
@@ -277,6 +276,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     const list = handlers.get(name) ?? [];
     const errors = [];
     if (name === "agent_start") session.idle = false;
+    if (name === "agent_end") session.idle = true;
     let result = COMBINE[name] ? COMBINE[name].start(event) : null;
     for (const handler of list) {
       const current = { ...(COMBINE[name] ? COMBINE[name].event(event, result) : event), type: name };
@@ -296,7 +296,6 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
         if (step.stop) break;
       }
     }
-    if (name === "agent_end") session.idle = true;
     return { result, errors };
   }
 
