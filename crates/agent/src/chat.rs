@@ -589,12 +589,22 @@ impl ChatSession {
             };
         self.opening = Some(opening);
         self.start_session("").map_err(|error| error.to_string())?;
-        self.agent.session_event(SessionEvent::Switch).await;
+        self.agent
+            .session_event_with(SessionEvent::Switch, json!({ "reason": "resume" }))
+            .await;
         Ok(())
     }
 
-    /// `/clear`: a new, empty session from the next message on.
-    pub fn clear(&mut self) -> Result<(), String> {
+    /// `/clear`: a new, empty session from the next message on — unless a pi extension's
+    /// `session_before_switch` handler cancels it, as in pi's `/new`.
+    pub async fn clear(&mut self) -> Result<(), String> {
+        refused_by_extensions(
+            Arc::clone(&self.extensions),
+            "session_before_switch",
+            json!({ "reason": "new" }),
+            "/clear",
+        )
+        .await?;
         self.messages.clear();
         self.recorded = None;
         self.agent.set_transcript(None);
@@ -604,6 +614,9 @@ impl ChatSession {
                     .map_err(|error| error.to_string())?,
             );
         }
+        self.agent
+            .session_event_with(SessionEvent::Switch, json!({ "reason": "new" }))
+            .await;
         Ok(())
     }
 

@@ -12,107 +12,17 @@
 #[path = "support/agent_runs.rs"]
 mod agent_runs;
 mod support;
+#[path = "support/terminal.rs"]
+mod terminal;
 
-use std::io::{Read as _, Write as _};
-use std::process::{Child, ChildStdin};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_runs::{Fixture, WAIT_FOR_GO, last};
 use serde_json::json;
+use terminal::Terminal;
 use toolhost_test_support::{
     HomeAndWorkspace, MockModel, Reply, Step, WireFormat, is_running, write_file,
 };
-
-/// `toolhost chat` on a pty, its output collected as it comes.
-struct Terminal {
-    child: Child,
-    stdin: ChildStdin,
-    screen: Arc<Mutex<String>>,
-}
-
-impl Terminal {
-    fn start(dirs: &HomeAndWorkspace, model: &MockModel, args: &str) -> Self {
-        Self::start_with_term(dirs, model, "dumb", args)
-    }
-
-    /// The chat under `TERM=term` (`dumb` keeps it in line mode whatever its flags say).
-    fn start_with_term(dirs: &HomeAndWorkspace, model: &MockModel, term: &str, args: &str) -> Self {
-        let (child, stdin, mut stdout) = support::chat_on_pty(
-            &dirs.workspace,
-            &dirs.home,
-            &model.openai_base_url(),
-            term,
-            "stty rows 30 cols 100; ",
-            args,
-        );
-        let screen = Arc::new(Mutex::new(String::new()));
-        let collected = Arc::clone(&screen);
-        std::thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(read) = stdout.read(&mut buffer) {
-                if read == 0 {
-                    break;
-                }
-                collected
-                    .lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buffer[..read]));
-            }
-        });
-        Self {
-            child,
-            stdin,
-            screen,
-        }
-    }
-
-    fn type_keys(&mut self, keys: &str) {
-        self.stdin.write_all(keys.as_bytes()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn screen(&self) -> String {
-        self.screen.lock().unwrap().clone()
-    }
-
-    /// Waits until the screen shows `text` after byte `from`; the offset just past it.
-    fn wait_for(&self, text: &str, from: usize) -> usize {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let screen = self.screen();
-            if let Some(at) = screen.get(from..).and_then(|rest| rest.find(text)) {
-                return from + at + text.len();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the screen never showed {text:?}; it shows:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn wait_exit(&mut self) -> Option<i32> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "chat did not exit:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
-}
 
 fn model(runtime: &tokio::runtime::Runtime, script: Vec<Step>) -> MockModel {
     runtime.block_on(MockModel::start(WireFormat::OpenAiChat, script))

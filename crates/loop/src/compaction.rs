@@ -83,6 +83,9 @@ pub enum CompactionError {
     /// The model answered with no text.
     #[error("the model's summary was empty")]
     EmptySummary,
+    /// A pi extension's `session_before_compact` handler cancelled it.
+    #[error("{0}")]
+    Cancelled(String),
     /// The session could not keep the compaction; the conversation stays as it was.
     #[error("the compaction could not be saved: {0}")]
     NotSaved(String),
@@ -152,11 +155,9 @@ pub async fn compact(
     cancel: CancellationToken,
 ) -> Result<Compacted, CompactionError> {
     let cut = cut_point(messages, policy.keep_recent()).ok_or(CompactionError::NothingToCompact)?;
-    let (old, kept) = messages.split_at(cut);
-    let (files_read, files_modified) = files_touched(registry, old);
     let mut ask = format!(
         "Summarise this conversation between a user and a coding agent (toolhost).\n\n{}",
-        transcript_text(old)
+        transcript_text(&messages[..cut])
     );
     if let Some(instructions) = instructions.filter(|text| !text.trim().is_empty()) {
         ask.push_str("\n\nWhen you summarise, follow these instructions too:\n");
@@ -168,10 +169,35 @@ pub async fn compact(
         ..ModelRequest::default()
     };
     let response = complete(provider, &request, cancel).await?;
-    let summary = response.text().trim().to_owned();
+    replaced_at(registry, messages, cut, &response.text(), response.usage)
+}
+
+/// Compacts `messages` as [`compact`] does, with a summary someone else wrote (a pi
+/// extension's `session_before_compact` handler): the same part is replaced, no model is asked.
+pub fn compact_with_summary(
+    registry: &ToolRegistry,
+    messages: &[Message],
+    policy: &CompactionPolicy,
+    summary: &str,
+) -> Result<Compacted, CompactionError> {
+    let cut = cut_point(messages, policy.keep_recent()).ok_or(CompactionError::NothingToCompact)?;
+    replaced_at(registry, messages, cut, summary, Usage::default())
+}
+
+/// `messages` with everything before `cut` replaced by `summary`.
+fn replaced_at(
+    registry: &ToolRegistry,
+    messages: &[Message],
+    cut: usize,
+    summary: &str,
+    usage: Usage,
+) -> Result<Compacted, CompactionError> {
+    let summary = summary.trim().to_owned();
     if summary.is_empty() {
         return Err(CompactionError::EmptySummary);
     }
+    let (old, kept) = messages.split_at(cut);
+    let (files_read, files_modified) = files_touched(registry, old);
     let mut compacted_messages = vec![summary_message(&summary, &files_read, &files_modified)];
     compacted_messages.extend_from_slice(kept);
     Ok(Compacted {
@@ -180,7 +206,7 @@ pub async fn compact(
         tokens_before: estimate_tokens(messages),
         files_read,
         files_modified,
-        usage: response.usage,
+        usage,
         messages: compacted_messages,
     })
 }

@@ -7,20 +7,23 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use toolhost_core::conversation::{AssistantMessage, AssistantPart, Message};
+use toolhost_core::conversation::{AssistantMessage, Message};
 use toolhost_core::{ContentBlock, SessionEvent, ToolRegistry, ToolSpec};
 
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use toolhost_core::conversation::ToolCall;
-use toolhost_script::{ExtensionSession, pi_tool_name};
+use toolhost_script::{
+    CompactRequest, CompactVerdict, CompactionDone, ExtensionSession, pi_tool_name,
+};
 
 use super::{AgentEvent, AgentEventSink};
+use crate::compaction::{Compacted, CompactionError};
 
 /// The loop's view of a session's extensions (none by default).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LoopExtensions(Option<Arc<ExtensionSession>>);
 
-fn now_ms() -> u128 {
+pub(crate) fn now_ms() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis())
@@ -48,7 +51,7 @@ impl LoopExtensions {
         Self(Some(session))
     }
 
-    fn listening(&self, event: &str) -> Option<&Arc<ExtensionSession>> {
+    pub(crate) fn listening(&self, event: &str) -> Option<&Arc<ExtensionSession>> {
         self.0
             .as_ref()
             .filter(|session| session.extensions().listens_to(event))
@@ -76,6 +79,9 @@ impl LoopExtensions {
                 .await;
         } else {
             self.apply();
+        }
+        if let Some(session) = &self.0 {
+            session.end_run();
         }
     }
 
@@ -164,54 +170,57 @@ impl LoopExtensions {
         }
     }
 
-    /// `message_start` and `message_end` for a model's response, in pi's message shape
+    /// `message_end` for a model's response, once it arrived whole, in pi's message shape
     /// (`{ role: "assistant", content: [{type: "text"|"thinking"|"toolCall", …}], usage,
-    /// stopReason, model, timestamp }`). toolhost tells the whole response once it arrived, so
-    /// `message_update` does not fire.
+    /// stopReason, model, timestamp }`; `message_start` and `message_update` came before it).
     pub(crate) async fn assistant_message(&self, message: &AssistantMessage) {
-        if self.listening("message_start").is_none() && self.listening("message_end").is_none() {
+        if self.listening("message_end").is_none() {
             return;
         }
-        let content: Vec<Value> = message
-            .content
-            .iter()
-            .map(|part| match part {
-                AssistantPart::Text { text } => json!({ "type": "text", "text": text }),
-                AssistantPart::Reasoning { text, .. } => {
-                    json!({ "type": "thinking", "thinking": text })
-                }
-                AssistantPart::ToolCall(call) => json!({
-                    "type": "toolCall",
-                    "id": call.id,
-                    "name": call.name,
-                    "arguments": call.parsed_arguments().unwrap_or(Value::Null),
-                }),
-            })
-            .collect();
-        let usage = &message.usage;
-        let pi_message = json!({
-            "role": "assistant",
-            "content": content,
-            "usage": {
-                "input": usage.input_tokens,
-                "output": usage.output_tokens,
-                "cacheRead": usage.cache_read_tokens,
-                "cacheWrite": usage.cache_write_tokens,
-                "totalTokens": usage.input_tokens + usage.output_tokens,
-            },
-            "stopReason": if message.tool_calls().next().is_some() { "toolUse" } else { "stop" },
-            "model": message.model,
-            "timestamp": now_ms(),
-        });
-        let event = json!({ "message": pi_message });
-        self.notify("message_start", &event).await;
-        self.notify("message_end", &event).await;
+        let pi_message = toolhost_script::pi_messages::assistant_message(message, now_ms());
+        self.notify("message_end", &json!({ "message": pi_message }))
+            .await;
     }
 
-    /// The compaction an extension asked for with `ctx.compact()`, if one did: its
-    /// instructions.
-    pub(crate) fn compact_request(&self) -> Option<Option<String>> {
+    /// The compaction an extension asked for with `ctx.compact()`, if one did.
+    pub(crate) fn compact_request(&self) -> Option<CompactRequest> {
         self.0.as_ref()?.take_compact_request()
+    }
+
+    /// `session_before_compact`: whether the compaction goes on, and with whose summary.
+    pub(crate) async fn before_compact(
+        &self,
+        instructions: Option<&str>,
+        tokens_before: u64,
+    ) -> CompactVerdict {
+        match &self.0 {
+            Some(session) => session.before_compact(instructions, tokens_before).await,
+            None => CompactVerdict::Proceed,
+        }
+    }
+
+    /// `session_compact` after a compaction that happened, and the callbacks of the
+    /// `ctx.compact()` that asked for it.
+    pub(crate) async fn compacted(
+        &self,
+        request: Option<&CompactRequest>,
+        outcome: &Result<Compacted, CompactionError>,
+        from_extension: bool,
+    ) {
+        let Some(session) = &self.0 else {
+            return;
+        };
+        let outcome = match outcome {
+            Ok(done) => Ok(CompactionDone {
+                summary: &done.summary,
+                tokens_before: done.tokens_before,
+                files_read: &done.files_read,
+                files_modified: &done.files_modified,
+                from_extension,
+            }),
+            Err(error) => Err(error.to_string()),
+        };
+        session.compacted(request, outcome).await;
     }
 
     /// `turn_start`.
@@ -260,17 +269,16 @@ impl LoopExtensions {
 
     /// A session lifecycle event, under pi's name for it (`start` is [`ExtensionSession::start`]'s:
     /// it carries the session's state).
-    pub(crate) async fn session_event(&self, event: &SessionEvent) {
+    pub(crate) async fn session_event(&self, event: &SessionEvent, details: &Value) {
         let name = match event {
             SessionEvent::Switch => "session_switch",
             SessionEvent::Branch => "session_fork",
             SessionEvent::Tree => "session_tree",
             SessionEvent::Shutdown => "session_shutdown",
-            SessionEvent::AutoCompactionStart => "session_before_compact",
-            SessionEvent::AutoCompactionEnd => "session_compact",
+            // Compaction is told by `before_compact` and `compacted`, whatever started it.
             _ => return,
         };
-        self.notify(name, &json!({})).await;
+        self.notify(name, details).await;
     }
 
     /// Messages extensions queued (`sendUserMessage`, `sendMessage`), for the next turn.
@@ -281,7 +289,7 @@ impl LoopExtensions {
             .unwrap_or_default()
     }
 
-    async fn notify(&self, event: &str, payload: &Value) {
+    pub(crate) async fn notify(&self, event: &str, payload: &Value) {
         if let Some(session) = &self.0 {
             session.notify(event, payload).await;
         }

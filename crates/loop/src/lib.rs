@@ -12,6 +12,7 @@ mod deferred;
 mod events;
 mod extension_events;
 mod inbox;
+mod message_updates;
 mod nudges;
 mod repeats;
 mod todo_reminder;
@@ -27,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use toolhost_core::conversation::{AssistantMessage, Message, ToolResultMessage, Usage};
 use toolhost_core::{ContentBlock, SessionEvent, SessionInfo, ToolRegistry, ToolSpec};
 use toolhost_providers::{EventSink, ModelProvider, ModelRequest, StreamEvent};
-use toolhost_script::ExtensionSession;
+use toolhost_script::{CompactRequest, CompactVerdict, ExtensionSession};
 
 pub use events::{AgentEvent, AgentEventSink, RunOutcome};
 pub use inbox::Inbox;
@@ -292,7 +293,8 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: CancellationToken,
     ) -> Result<Compacted, CompactionError> {
-        self.compact(messages, "manual", instructions, events, cancel)
+        let request = CompactRequest::new(instructions.map(str::to_owned));
+        self.compact(messages, "manual", Some(&request), events, cancel)
             .await
     }
 
@@ -300,36 +302,60 @@ impl AgentLoop {
         &self,
         messages: &[Message],
         trigger: &'static str,
-        instructions: Option<&str>,
+        request: Option<&CompactRequest>,
         events: &AgentEventSink,
         cancel: CancellationToken,
     ) -> Result<Compacted, CompactionError> {
+        let instructions = request.and_then(|request| request.instructions.as_deref());
         let automatic = trigger == "auto";
+        let tokens_before = estimate_tokens(messages);
+        let given = match self
+            .extensions
+            .before_compact(instructions, tokens_before)
+            .await
+        {
+            CompactVerdict::Cancel(why) => {
+                let cancelled = Err(CompactionError::Cancelled(why));
+                self.extensions.compacted(request, &cancelled, false).await;
+                return cancelled;
+            }
+            CompactVerdict::Summary(summary) => Some(summary),
+            CompactVerdict::Proceed => None,
+        };
         events(AgentEvent::CompactionStart {
             trigger,
-            tokens_before: estimate_tokens(messages),
+            tokens_before,
         });
         if automatic {
             self.session_event(SessionEvent::AutoCompactionStart).await;
         }
-        let hooked = match &self.pre_compact {
-            Some(hooks) => {
-                hooks
-                    .instructions(trigger, instructions, self.session.session_id.as_deref())
-                    .await
+        let mut compacted = match &given {
+            Some(summary) => compaction::compact_with_summary(
+                &self.registry,
+                messages,
+                &self.compaction,
+                summary,
+            ),
+            None => {
+                let hooked = match &self.pre_compact {
+                    Some(hooks) => {
+                        hooks
+                            .instructions(trigger, instructions, self.session.session_id.as_deref())
+                            .await
+                    }
+                    None => instructions.map(str::to_owned),
+                };
+                compaction::compact(
+                    &*self.provider,
+                    &self.registry,
+                    messages,
+                    &self.compaction,
+                    hooked.as_deref(),
+                    cancel,
+                )
+                .await
             }
-            None => instructions.map(str::to_owned),
         };
-        let instructions = hooked.as_deref();
-        let mut compacted = compaction::compact(
-            &*self.provider,
-            &self.registry,
-            messages,
-            &self.compaction,
-            instructions,
-            cancel,
-        )
-        .await;
         if let (Ok(done), Some(transcript)) = (&compacted, &self.transcript) {
             let recorded = transcript.record(Recorded::Compaction {
                 summary: &done.summary,
@@ -358,6 +384,9 @@ impl AgentLoop {
         if automatic {
             self.session_event(SessionEvent::AutoCompactionEnd).await;
         }
+        self.extensions
+            .compacted(request, &compacted, given.is_some())
+            .await;
         compacted
     }
 
@@ -427,10 +456,17 @@ impl AgentLoop {
     /// Tells the tools a session lifecycle event (R4: `start`, `shutdown`, …); a tool that
     /// fails to listen is logged, never fatal.
     pub async fn session_event(&self, event: SessionEvent) {
+        self.session_event_with(event, Value::Object(serde_json::Map::new()))
+            .await;
+    }
+
+    /// [`Self::session_event`], with what pi's extensions hear of it besides its name
+    /// (`{ reason: "new" }` for a `switch` to a new session).
+    pub async fn session_event_with(&self, event: SessionEvent, details: Value) {
         self.registry
             .dispatch_session_event(&event, &self.session)
             .await;
-        self.extensions.session_event(&event).await;
+        self.extensions.session_event(&event, &details).await;
     }
 
     /// Runs the conversation `messages` (ending with the user's message) until it ends. The
@@ -677,13 +713,13 @@ impl AgentLoop {
         events: &AgentEventSink,
         cancel: &CancellationToken,
     ) {
-        if let Some(instructions) = self.extensions.compact_request() {
+        if let Some(request) = self.extensions.compact_request() {
             // An extension's `ctx.compact()`: now, whatever the size.
             let compacted = self
                 .compact(
                     &run.messages,
                     "manual",
-                    instructions.as_deref(),
+                    Some(&request),
                     events,
                     cancel.clone(),
                 )
@@ -737,11 +773,22 @@ impl AgentLoop {
             reasoning_effort: self.reasoning_effort,
         };
         let last_attempt = Arc::new(AtomicU32::new(1));
-        let sink = self.stream_sink(events, &last_attempt);
+        let model = self.provider.model();
+        let (sink, updates) = self
+            .extensions
+            .with_message_updates(self.stream_sink(events, &last_attempt), model);
+        self.extensions.message_start(model).await;
+        let streamed = async {
+            let (result, ()) = futures::join!(
+                self.provider.stream(&request, sink, cancel.clone()),
+                self.extensions.tell_message_updates(updates)
+            );
+            result
+        };
         let result = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(RunOutcome::Cancelled),
-            result = self.provider.stream(&request, sink, cancel.clone()) => result,
+            result = streamed => result,
         };
         let attempt = last_attempt.load(Ordering::Relaxed);
         if attempt > 1 {

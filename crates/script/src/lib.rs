@@ -37,6 +37,7 @@ pub mod host_api;
 pub mod in_session;
 mod limits;
 mod module_loader;
+pub mod pi_messages;
 mod pi_packages;
 mod pi_sources;
 mod reload;
@@ -63,7 +64,8 @@ pub use host_api::fs::{
 pub use host_api::ui::{UiContext, UiRequest};
 pub use host_api::{Callers, PendingAction, ScriptHost, ScriptHostBuilder};
 pub use in_session::{
-    ExtensionGate, ExtensionResults, ExtensionSession, ExtensionSlot, ExtensionStore, Prompted,
+    CompactRequest, CompactVerdict, CompactionDone, EntryScope, ExtensionGate, ExtensionResults,
+    ExtensionSession, ExtensionSlot, ExtensionStore, Prompted,
 };
 pub use limits::{
     DEFAULT_ABORT_GRACE, DEFAULT_CALL_TIME_LIMIT, DEFAULT_HOOK_TIME_LIMIT, DEFAULT_LOAD_TIME_LIMIT,

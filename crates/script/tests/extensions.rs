@@ -8,11 +8,35 @@ mod support;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use std::sync::{Arc, Mutex};
 use support::{call, registry};
+
 use toolhost_script::{
-    ExtensionActionKind, Extensions, InputOutcome, ToolCallVerdict, discover_and_load_custom_tools,
+    EntryScope, ExtensionActionKind, ExtensionStore, Extensions, InputOutcome, ToolCallVerdict,
+    discover_and_load_custom_tools,
 };
 use toolhost_test_support::write_file;
+
+/// A session store in memory: the extensions' entries, numbered from 1.
+#[derive(Default)]
+struct MemoryStore(Mutex<Vec<serde_json::Value>>);
+
+impl ExtensionStore for MemoryStore {
+    fn entries(&self, _scope: EntryScope) -> Result<Vec<serde_json::Value>, String> {
+        Ok(self.0.lock().unwrap().clone())
+    }
+
+    fn record_custom(&self, custom_type: &str, data: &serde_json::Value) -> Result<(), String> {
+        let mut entries = self.0.lock().unwrap();
+        let id = (entries.len() + 1).to_string();
+        entries.push(json!({"type": "custom", "id": id, "customType": custom_type, "data": data}));
+        Ok(())
+    }
+
+    fn set_title(&self, _title: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
 
 const EXTENSION: &str = r#"
 import { Type } from "@sinclair/typebox";
@@ -111,16 +135,21 @@ async fn an_extension_registers_tools_handlers_and_commands() {
     let (system, _) = extensions.before_agent_start("hi", "You help.").await;
     assert_eq!(system, "You help.\nBe brief.");
 
-    // A restored entry is what the command counts from.
-    extensions
-        .set_session(&json!({"entries": [{"type": "custom", "id": "e1", "customType": "visits", "data": {"n": 1}}]}))
-        .await;
+    // An entry the session's store holds is what the command counts from, and the command's
+    // entry goes to the store at once.
+    let store = Arc::new(MemoryStore::default());
+    store.record_custom("visits", &json!({"n": 1})).unwrap();
+    host.set_session_store(Some(Arc::clone(&store) as Arc<dyn ExtensionStore>));
     assert_eq!(extensions.commands()[0].name, "count");
     extensions
         .run_command("count", "again")
         .await
         .unwrap()
         .unwrap();
+    assert_eq!(
+        store.entries(EntryScope::Branch).unwrap()[1],
+        json!({"type": "custom", "id": "2", "customType": "visits", "data": {"n": 2, "args": "again"}})
+    );
     let actions: Vec<ExtensionActionKind> = host
         .take_extension_actions()
         .into_iter()
@@ -128,16 +157,10 @@ async fn an_extension_registers_tools_handlers_and_commands() {
         .collect();
     assert_eq!(
         actions,
-        [
-            ExtensionActionKind::AppendEntry {
-                custom_type: "visits".into(),
-                data: json!({"n": 2, "args": "again"}),
-            },
-            ExtensionActionKind::SendUserMessage {
-                content: json!("visit 2"),
-                options: serde_json::Value::Null,
-            },
-        ]
+        [ExtensionActionKind::SendUserMessage {
+            content: json!("visit 2"),
+            options: serde_json::Value::Null,
+        }]
     );
     assert!(extensions.run_command("nothing", "").await.is_none());
 }

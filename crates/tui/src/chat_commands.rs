@@ -152,7 +152,7 @@ pub async fn chat_command(
             ),
             Err(error) => format!("error: {error}"),
         },
-        ChatInput::Clear => match session.clear() {
+        ChatInput::Clear => match session.clear().await {
             Ok(()) => "a new session starts with your next message".to_owned(),
             Err(error) => format!("error: {error}"),
         },

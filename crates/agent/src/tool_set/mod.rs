@@ -38,6 +38,7 @@ use self::skills::{Found, skill_tools};
 mod bridge;
 mod script_host;
 mod skills;
+mod temp_writes;
 mod web;
 mod workspace_tools;
 
@@ -381,7 +382,10 @@ async fn build_registry_with(
     let mut host = ScriptHost::builder(workspace.root())
         .version(env!("CARGO_PKG_VERSION"))
         .limits(script_limits(config))
-        .file_system(Arc::new(WorkspaceFileSystem(Arc::clone(&workspace))));
+        .file_system(Arc::new(WorkspaceFileSystem {
+            workspace: Arc::clone(&workspace),
+            temp: temp_writes::temp_workspace(),
+        }));
     if let Some(bash) = registry.get("Bash") {
         host = host.exec_gate(Arc::new(PermissionExecGate {
             policy: Arc::clone(permissions.policy()),
@@ -398,6 +402,7 @@ async fn build_registry_with(
             read,
             list,
             write,
+            workspace_root: workspace.root().to_path_buf(),
         }));
     }
     // Notify is registered after the MCP tools (R9: control comes last), but a custom tool

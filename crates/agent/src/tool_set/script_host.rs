@@ -6,19 +6,40 @@ use std::io::Read as _;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolhost_core::permission::PermissionPolicy;
+use toolhost_core::permission::{Decision, PermissionPolicy};
 use toolhost_core::{Authorization, Authorizer, CallRequest, SessionInfo, Tool};
 use toolhost_script::{
     Callers, DirEntry, EntryKind, ExecGate, ExecRequest, FileAccess, FileGate, FileRequest,
     FsError, ScriptFileSystem,
 };
 use toolhost_tools::fs::atomic_write;
-use toolhost_tools::{Access, Workspace, WorkspaceError};
+use toolhost_tools::{Access, ResolvedPath, Workspace, WorkspaceError};
 
 /// `node:fs/promises` on the workspace: every path resolved by [`Workspace::resolve`] (symlink
 /// checks, `restrict_to_workspace`) and opened through the [`toolhost_tools::ResolvedPath`]
 /// methods that check the open handle again; writes atomic like the Write tool's.
-pub struct WorkspaceFileSystem(pub Arc<Workspace>);
+///
+/// Paths below the OS temp folder (outside the workspace and the folder holding it) resolve
+/// in `temp`, a workspace of their own rooted there: extensions keep caches and scratch files
+/// in it (see `temp_writes`).
+pub struct WorkspaceFileSystem {
+    /// The session's workspace.
+    pub workspace: Arc<Workspace>,
+    /// The OS temp folder as a workspace, when there is one.
+    pub temp: Option<Arc<Workspace>>,
+}
+
+impl WorkspaceFileSystem {
+    fn resolve(&self, path: &str, access: Access) -> Result<ResolvedPath, FsError> {
+        match &self.temp {
+            Some(temp) if super::temp_writes::in_temp_folder(path, self.workspace.root()) => {
+                temp.resolve(path, access)
+            }
+            _ => self.workspace.resolve(path, access),
+        }
+        .map_err(refused)
+    }
+}
 
 fn refused(error: WorkspaceError) -> FsError {
     let code = match &error {
@@ -38,7 +59,7 @@ fn refused(error: WorkspaceError) -> FsError {
 
 impl ScriptFileSystem for WorkspaceFileSystem {
     fn read(&self, path: &str) -> Result<Vec<u8>, FsError> {
-        let resolved = self.0.resolve(path, Access::Read).map_err(refused)?;
+        let resolved = self.resolve(path, Access::Read)?;
         let mut bytes = Vec::new();
         resolved
             .open_file()
@@ -49,14 +70,14 @@ impl ScriptFileSystem for WorkspaceFileSystem {
     }
 
     fn write(&self, path: &str, content: &[u8]) -> Result<(), FsError> {
-        let resolved = self.0.resolve(path, Access::Write).map_err(refused)?;
+        let resolved = self.resolve(path, Access::Write)?;
         atomic_write(&resolved, &[content])
             .map(|_| ())
             .map_err(refused)
     }
 
     fn list(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
-        let resolved = self.0.resolve(path, Access::Read).map_err(refused)?;
+        let resolved = self.resolve(path, Access::Read)?;
         let mut listed: Vec<DirEntry> = resolved
             .read_dir()
             .map_err(refused)?
@@ -76,7 +97,7 @@ impl ScriptFileSystem for WorkspaceFileSystem {
     }
 
     fn create_dir(&self, path: &str, recursive: bool) -> Result<(), FsError> {
-        let resolved = self.0.resolve(path, Access::Write).map_err(refused)?;
+        let resolved = self.resolve(path, Access::Write)?;
         let made = if recursive {
             std::fs::create_dir_all(resolved.as_path())
         } else {
@@ -86,8 +107,8 @@ impl ScriptFileSystem for WorkspaceFileSystem {
     }
 
     fn remove(&self, path: &str, recursive: bool) -> Result<(), FsError> {
-        let resolved = self.0.resolve(path, Access::Write).map_err(refused)?;
-        if resolved.as_path() == self.0.root() {
+        let resolved = self.resolve(path, Access::Write)?;
+        if resolved.as_path() == self.workspace.root() {
             return Err(FsError::new("the workspace itself is never removed").with_code("EPERM"));
         }
         let io = |error| refused(WorkspaceError::io("remove", &resolved, error));
@@ -102,8 +123,8 @@ impl ScriptFileSystem for WorkspaceFileSystem {
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
-        let source = self.0.resolve(from, Access::Write).map_err(refused)?;
-        let target = self.0.resolve(to, Access::Write).map_err(refused)?;
+        let source = self.resolve(from, Access::Write)?;
+        let target = self.resolve(to, Access::Write)?;
         std::fs::rename(source.as_path(), target.as_path())
             .map_err(|error| refused(WorkspaceError::io("rename", &source, error)))
     }
@@ -205,6 +226,8 @@ pub struct PermissionFileGate {
     pub list: Arc<dyn Tool>,
     /// The Write tool.
     pub write: Arc<dyn Tool>,
+    /// The workspace's root: writes inside it are never the temp folder's.
+    pub workspace_root: std::path::PathBuf,
 }
 
 #[async_trait::async_trait]
@@ -216,6 +239,18 @@ impl FileGate for PermissionFileGate {
             FileAccess::Write => (&self.write, "writeFile"),
         };
         let args = json!({ "path": request.path });
+        if request.access == FileAccess::Write
+            && super::temp_writes::in_temp_folder(&request.path, &self.workspace_root)
+        {
+            // A write into the temp folder is not asked about; the rules still decide.
+            let evaluation =
+                self.policy
+                    .evaluate(&tool.spec(), &tool.permission_subject(&args), None);
+            return match evaluation.decision {
+                Decision::Deny => Err(evaluation.reason),
+                Decision::Allow | Decision::Ask => Ok(()),
+            };
+        }
         let call_id = format!("{action} from {}", request.module.display());
         authorize_as(
             &self.policy,

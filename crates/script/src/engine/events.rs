@@ -6,6 +6,7 @@ use std::time::Duration;
 use rquickjs::{Function, Object, Promise};
 use serde::Deserialize;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::call::Envelope;
 use super::errors::clear_stale_exception;
@@ -63,7 +64,7 @@ impl Engine {
         let json = self
             .run_api(
                 "callEmit",
-                (event.to_owned(), payload.to_string()),
+                (event.to_owned(), payload.to_string(), self.run_number()),
                 limit,
                 &format!("the {event} handlers"),
             )
@@ -81,7 +82,7 @@ impl Engine {
         let json = self
             .run_api(
                 "callCommand",
-                (name.to_owned(), args.to_owned()),
+                (name.to_owned(), args.to_owned(), self.run_number()),
                 limit,
                 &format!("the command /{name}"),
             )
@@ -111,9 +112,14 @@ impl Engine {
             .ok_or_else(|| "the extension answered nothing".to_owned())
     }
 
+    /// The number of the run in progress, for `ctx.signal` (`None` between runs).
+    fn run_number(&self) -> Option<u32> {
+        self.host.run_in_progress().map(|(number, _)| number)
+    }
+
     /// Calls `__toolhost_api[function](args…)` (which may return a promise of JSON text) under
     /// `limit`, synchronous work included.
-    async fn run_api<A>(
+    pub(super) async fn run_api<A>(
         &self,
         function: &'static str,
         args: A,
@@ -126,6 +132,7 @@ impl Engine {
         let _deadline = self.clock.enter(limit);
         let describer = self.describer.clone();
         let clock = std::sync::Arc::clone(&self.clock);
+        let run_cancel = self.host.run_in_progress().map(|(_, cancel)| cancel);
         let outcome = self
             .context
             .async_with(async move |js| {
@@ -135,9 +142,23 @@ impl Engine {
                     let call: Function = api.get(function)?;
                     call.call::<_, Promise>(args)?.into_future::<String>().await
                 };
-                tokio::select! {
-                    outcome = run => outcome.map_err(|error| describer.error(&js, error)).map(Some),
-                    () = tokio::time::sleep(limit) => Ok(None),
+                tokio::pin!(run);
+                let timeout = tokio::time::sleep(limit);
+                tokio::pin!(timeout);
+                let mut told = false;
+                loop {
+                    tokio::select! {
+                        outcome = &mut run => {
+                            break outcome.map_err(|error| describer.error(&js, error)).map(Some);
+                        }
+                        () = &mut timeout => break Ok(None),
+                        // The run was cancelled: `ctx.signal` aborts, and the handler has the
+                        // rest of its time to settle.
+                        () = cancelled(run_cancel.as_ref()), if !told => {
+                            told = true;
+                            abort_run(&js);
+                        }
+                    }
                 }
             })
             .await;
@@ -149,5 +170,25 @@ impl Engine {
             }
             Err(message) => Err(message),
         }
+    }
+}
+
+/// Until `cancel` (if any) is cancelled.
+async fn cancelled(cancel: Option<&CancellationToken>) {
+    match cancel {
+        Some(cancel) => cancel.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Aborts the extension's `ctx.signal` (see `js/extension.js`).
+fn abort_run(js: &rquickjs::Ctx<'_>) {
+    let aborted = js
+        .globals()
+        .get::<_, Object>("__toolhost_api")
+        .and_then(|api| api.get::<_, Function>("abortRun"))
+        .and_then(|abort| abort.call::<_, ()>(()));
+    if aborted.is_err() {
+        clear_stale_exception(js);
     }
 }

@@ -24,9 +24,10 @@ mod call;
 mod clock;
 mod errors;
 mod events;
+mod watch;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use rquickjs::{AsyncContext, AsyncRuntime, Function, Module, Object, Promise};
 use serde::Deserialize;
@@ -104,6 +105,8 @@ pub(crate) struct Engine {
     module: Arc<Path>,
     root: PathBuf,
     describer: Describer,
+    /// The engine itself, for what outlives a call (an `fs.watch` poll) without keeping it.
+    this: Weak<Engine>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -145,13 +148,14 @@ impl Engine {
             maps,
             module: Arc::clone(&module),
         };
-        let engine = Arc::new(Self {
+        let engine = Arc::new_cyclic(|this| Self {
             context,
             clock,
             host,
             module,
             root,
             describer,
+            this: this.clone(),
         });
         let tools = engine.evaluate_module().await?;
         Ok((engine, tools))
@@ -167,10 +171,12 @@ impl Engine {
         let entry_text = entry.clone();
         let root = self.root.clone();
         let describer = self.describer.clone();
+        let this = self.this.clone();
         let json = self
             .context
             .async_with(async move |ctx| {
                 if let Err(error) = host_api::install(&ctx, &host, &module)
+                    .and_then(|()| watch::install(&ctx, this))
                     .and_then(|()| install_commonjs(&ctx, &root))
                     .and_then(|()| ctx.eval::<(), _>(PRELUDE))
                 {

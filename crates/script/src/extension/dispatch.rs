@@ -201,6 +201,27 @@ impl Extensions {
         (&current != messages).then_some(current)
     }
 
+    /// `session_before_compact`: the answer of the handler that cancelled it (`{cancel:
+    /// true}`), else that of the last one that gave a summary (`{compaction: {summary}}`), else
+    /// `null`.
+    pub async fn before_compact(&self, payload: &Value) -> Value {
+        let mut chosen = Value::Null;
+        for extension in &self.loaded {
+            let (result, tools) = extension.emit("session_before_compact", payload).await;
+            self.keep_new_tools(tools);
+            if result.get("cancel").and_then(Value::as_bool) == Some(true) {
+                return result;
+            }
+            if result
+                .pointer("/compaction/summary")
+                .is_some_and(Value::is_string)
+            {
+                chosen = result;
+            }
+        }
+        chosen
+    }
+
     /// A `session_before_*` event: `true` when a handler cancelled what is about to happen.
     pub async fn cancelled(&self, event: &str, payload: &Value) -> bool {
         for extension in &self.loaded {

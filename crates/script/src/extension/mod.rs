@@ -112,8 +112,21 @@ impl Extension {
         if !self.listens_to(event) {
             return (Value::Null, Vec::new());
         }
+        self.emit_to_engine(event, payload).await
+    }
+
+    /// [`Self::emit`], whether or not it listens (for the internal events that answer what
+    /// it asked, wherever it asked from).
+    async fn emit_to_engine(&self, event: &str, payload: &Value) -> (Value, Vec<Arc<ScriptTool>>) {
         let limit = self.engine.host().limits().call_time_limit;
-        match self.engine.emit(event, payload, limit).await {
+        // In a task of its own, as tool calls run: a caller that stops waiting (the run was
+        // cancelled) leaves the handlers to settle, hearing it through `ctx.signal`.
+        let engine = Arc::clone(&self.engine);
+        let (name, payload) = (event.to_owned(), payload.clone());
+        let emitted = tokio::spawn(async move { engine.emit(&name, &payload, limit).await })
+            .await
+            .unwrap_or_else(|error| Err(format!("the engine crashed: {error}")));
+        match emitted {
             Ok(emitted) => {
                 for error in &emitted.errors {
                     tracing::warn!(extension = %self.path.display(), "{error}");
@@ -150,6 +163,10 @@ impl Extension {
 
 /// The internal event that carries `pi.events` between extensions (see `js/extension.js`).
 const BUS_EVENT: &str = "toolhost:bus";
+
+/// The internal event that answers a `ctx.compact()` whose caller passed `onComplete` or
+/// `onError` (see `js/extension.js`).
+const COMPACTED_EVENT: &str = "toolhost:compacted";
 
 /// Every extension of a session, in load order; tools registered after loading wait in
 /// [`Extensions::take_new_tools`] for the program to register them.
@@ -237,6 +254,29 @@ impl Extensions {
             .filter(|extension| extension.engine.module() != from)
         {
             let (_, tools) = extension.emit(BUS_EVENT, &payload).await;
+            self.keep_new_tools(tools);
+        }
+    }
+
+    /// Answers the `ctx.compact()` numbered `request` of the extension `module`: its
+    /// `onComplete` gets `Ok`'s result (pi's `CompactionResult`), its `onError` an error with
+    /// `Err`'s message.
+    pub async fn answer_compact(
+        &self,
+        module: &Path,
+        request: u64,
+        outcome: Result<Value, String>,
+    ) {
+        let payload = match outcome {
+            Ok(result) => serde_json::json!({ "requestId": request, "result": result }),
+            Err(error) => serde_json::json!({ "requestId": request, "error": error }),
+        };
+        for extension in self
+            .loaded
+            .iter()
+            .filter(|extension| extension.engine.module() == module)
+        {
+            let (_, tools) = extension.emit_to_engine(COMPACTED_EVENT, &payload).await;
             self.keep_new_tools(tools);
         }
     }

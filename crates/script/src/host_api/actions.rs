@@ -24,12 +24,15 @@ pub enum ExtensionActionKind {
     Abort,
     /// `ctx.shutdown()`: end the session when the run is over.
     Shutdown,
-    /// `ctx.compact({ customInstructions })`: compact the conversation before the next
-    /// request to the model.
+    /// `ctx.compact({ customInstructions, onComplete, onError })`: compact the conversation
+    /// before the next request to the model.
     Compact {
         /// What the summary should keep.
         #[serde(default, rename = "customInstructions")]
         instructions: Option<String>,
+        /// The extension's number for the request, when it passed callbacks to answer.
+        #[serde(default, rename = "requestId")]
+        request: Option<u64>,
     },
     /// `ctx.reload()` of a command: reload the extensions.
     Reload,
@@ -48,15 +51,6 @@ pub enum ExtensionActionKind {
         /// `{deliverAs}`.
         #[serde(default)]
         options: Value,
-    },
-    /// `pi.appendEntry(customType, data)`: state stored in the session, never sent to the model.
-    AppendEntry {
-        /// The extension's name for the kind of entry.
-        #[serde(rename = "customType")]
-        custom_type: String,
-        /// Its data.
-        #[serde(default)]
-        data: Value,
     },
     /// `pi.setSessionName(name)`.
     SetSessionName {
@@ -122,13 +116,9 @@ mod tests {
             Some(ExtensionActionKind::Abort)
         );
         assert_eq!(
-            ExtensionActionKind::parse(
-                "append_entry",
-                r#"{"customType":"counter","data":{"n":1}}"#
-            ),
-            Some(ExtensionActionKind::AppendEntry {
-                custom_type: "counter".into(),
-                data: serde_json::json!({"n": 1}),
+            ExtensionActionKind::parse("set_session_name", r#"{"name":"refactoring"}"#),
+            Some(ExtensionActionKind::SetSessionName {
+                name: "refactoring".into(),
             })
         );
         assert_eq!(ExtensionActionKind::parse("nonsense", "null"), None);

@@ -15,6 +15,7 @@ mod fs_calls;
 mod pending;
 mod system;
 pub mod ui;
+mod watch;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use toolhost_exec::SandboxPolicy;
 
+use crate::in_session::{EntryScope, ExtensionStore};
 use crate::limits::ScriptLimits;
 use actions::{ExtensionAction, ExtensionActionKind};
 pub use callers::Callers;
@@ -36,6 +38,7 @@ use exec::{DenyListOnly, ExecGate};
 use fs::{FileGate, FileSystemOnly, NoFileSystem, ScriptFileSystem};
 pub use pending::PendingAction;
 use ui::{UiContext, headless_answer, parse_request};
+pub(crate) use watch::{Snapshot, WATCH_POLL_INTERVAL, changes};
 
 /// The default timeout of `exec` when the tool gives none (as Bash's).
 pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(120);
@@ -60,6 +63,9 @@ pub struct ScriptHost {
     next_pending: AtomicU32,
     exec_cancels: Mutex<HashMap<u32, CancellationToken>>,
     in_flight: Arc<CallsInFlight>,
+    session_store: RwLock<Option<Arc<dyn ExtensionStore>>>,
+    run: Mutex<RunInProgress>,
+    watches: watch::Watches,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -153,6 +159,44 @@ impl ScriptHost {
         })
     }
 
+    /// Where extensions' entries are stored and `ctx.sessionManager` reads from now on (none:
+    /// they live in the extension's engine only).
+    pub fn set_session_store(&self, store: Option<Arc<dyn ExtensionStore>>) {
+        *self
+            .session_store
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = store;
+    }
+
+    fn session_store(&self) -> Option<Arc<dyn ExtensionStore>> {
+        self.session_store
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// A run starts, cancelled through `cancel`: extensions' handlers get a new `ctx.signal`,
+    /// which aborts with it.
+    pub fn set_run_cancel(&self, cancel: CancellationToken) {
+        let mut run = self.run.lock().unwrap_or_else(PoisonError::into_inner);
+        run.number = run.number.wrapping_add(1);
+        run.cancel = Some(cancel);
+    }
+
+    /// The run is over: `ctx.signal` is `undefined` until the next.
+    pub fn end_run(&self) {
+        self.run
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel = None;
+    }
+
+    /// The run in progress, if any: its number and what cancels it.
+    pub(crate) fn run_in_progress(&self) -> Option<(u32, CancellationToken)> {
+        let run = self.run.lock().unwrap_or_else(PoisonError::into_inner);
+        run.cancel.clone().map(|cancel| (run.number, cancel))
+    }
+
     fn exec_cancel(&self, id: u32) -> CancellationToken {
         self.exec_cancels
             .lock()
@@ -177,6 +221,13 @@ impl ScriptHost {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&id);
     }
+}
+
+/// The run extensions' `ctx.signal` belongs to: numbered, so that each engine knows a new one.
+#[derive(Debug, Default)]
+struct RunInProgress {
+    number: u32,
+    cancel: Option<CancellationToken>,
 }
 
 /// Builds a [`ScriptHost`]; every service has a safe default.
@@ -273,6 +324,9 @@ impl ScriptHostBuilder {
             next_pending: AtomicU32::new(1),
             exec_cancels: Mutex::new(HashMap::new()),
             in_flight: Arc::default(),
+            session_store: RwLock::new(None),
+            run: Mutex::default(),
+            watches: watch::Watches::default(),
         })
     }
 }
@@ -370,6 +424,42 @@ pub(crate) fn install<'js>(
                     }),
                 None => {
                     tracing::warn!(module = %file.display(), "unknown extension action '{kind}'")
+                }
+            }
+        })?,
+    )?;
+
+    let h = Arc::clone(host);
+    let file = Arc::clone(module);
+    bindings.set(
+        "appendEntry",
+        Function::new(ctx.clone(), move |custom_type: String, data: String| {
+            let Some(store) = h.session_store() else {
+                return false;
+            };
+            let data: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
+            if let Err(error) = store.record_custom(&custom_type, &data) {
+                tracing::warn!(module = %file.display(), "its entry was not stored: {error}");
+            }
+            true
+        })?,
+    )?;
+    let h = Arc::clone(host);
+    let file = Arc::clone(module);
+    bindings.set(
+        "sessionEntries",
+        Function::new(ctx.clone(), move |scope: String| {
+            let store = h.session_store()?;
+            let scope = if scope == "all" {
+                EntryScope::All
+            } else {
+                EntryScope::Branch
+            };
+            match store.entries(scope) {
+                Ok(entries) => Some(Value::Array(entries).to_string()),
+                Err(error) => {
+                    tracing::warn!(module = %file.display(), "the session's entries could not be read: {error}");
+                    Some("[]".to_owned())
                 }
             }
         })?,

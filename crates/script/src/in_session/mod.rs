@@ -3,21 +3,33 @@
 //! ([`ExtensionSession`]). The agent loop sends them its lifecycle events, and the session
 //! record keeps their entries through [`ExtensionStore`], so this module knows neither.
 
+mod compaction;
 mod gate;
 mod session;
 
+pub use compaction::{CompactRequest, CompactVerdict, CompactionDone};
 pub use gate::{ExtensionGate, ExtensionResults, ExtensionSlot};
 pub use session::{ExtensionSession, Prompted};
 
 use crate::CustomTools;
 
-/// Where a session keeps what its extensions store: their entries (`pi.appendEntry`) and the
-/// session's name (`pi.setSessionName`). The agent's session record is one; errors are
-/// reported to the extension's log as text.
+/// Which of a session's entries `ctx.sessionManager` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryScope {
+    /// The path from the root to the leaf (`getBranch()`).
+    Branch,
+    /// Every entry of every branch, parents before children (`getEntries()`).
+    All,
+}
+
+/// Where a session keeps what its extensions store — their entries (`pi.appendEntry`) and the
+/// session's name (`pi.setSessionName`) — and what they read of it (`ctx.sessionManager`).
+/// The agent's session record is one; errors are reported to the extension's log as text.
 pub trait ExtensionStore: Send + Sync {
-    /// The extensions' entries on the path to the leaf, oldest first, as pi's session
-    /// manager gives them: `{type: "custom", id, parentId, timestamp, customType, data}`.
-    fn custom_entries(&self) -> Result<Vec<serde_json::Value>, String>;
+    /// The session's entries, oldest first, as pi's session manager gives them (`{type, id,
+    /// parentId, timestamp, …}`: `message` entries for the conversation, `custom` ones for
+    /// the extensions').
+    fn entries(&self, scope: EntryScope) -> Result<Vec<serde_json::Value>, String>;
     /// Stores an extension's entry.
     fn record_custom(&self, custom_type: &str, data: &serde_json::Value) -> Result<(), String>;
     /// Names the session.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::ExtensionStore;
+use super::{CompactRequest, ExtensionStore};
 use crate::{ExtensionActionKind, Extensions, InputOutcome, ScriptHost};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -38,8 +38,8 @@ pub struct ExtensionSession {
     added: Mutex<Vec<String>>,
     /// `pi.setActiveTools(names)`: the tools to offer from the next turn (`None`: all).
     active: Mutex<Option<Vec<String>>>,
-    /// `ctx.compact()`: compact before the next request, with these instructions.
-    compact: Mutex<Option<Option<String>>>,
+    /// `ctx.compact()`: compact before the next request.
+    compact: Mutex<Option<CompactRequest>>,
     /// `pi.events` messages waiting for the other extensions: who emitted, channel, data.
     bus: Mutex<Vec<(PathBuf, String, Value)>>,
 }
@@ -84,14 +84,30 @@ impl ExtensionSession {
         lock(&self.registries).push(registry);
     }
 
-    /// Where entries and the name are stored from now on.
+    /// Where entries and the name are stored, and `ctx.sessionManager` reads, from now on.
     pub fn set_recorded(&self, recorded: Option<Arc<dyn ExtensionStore>>) {
+        self.host.set_session_store(recorded.clone());
         *lock(&self.recorded) = recorded;
     }
 
-    /// What `ctx.abort()` cancels: the run in progress.
+    /// What `ctx.abort()` cancels, and what aborts `ctx.signal`: the run in progress.
     pub fn set_cancel(&self, cancel: CancellationToken) {
+        self.host.set_run_cancel(cancel.clone());
         *lock(&self.cancel) = Some(cancel);
+    }
+
+    /// The session's entries as pi's session manager gives them (none when no store keeps
+    /// the session, or it could not be read).
+    pub(crate) fn stored_entries(&self, scope: super::EntryScope) -> Vec<Value> {
+        lock(&self.recorded)
+            .as_ref()
+            .and_then(|recorded| recorded.entries(scope).ok())
+            .unwrap_or_default()
+    }
+
+    /// The run is over: `ctx.signal` is `undefined` until [`Self::set_cancel`] starts the next.
+    pub fn end_run(&self) {
+        self.host.end_run();
     }
 
     /// The tools extensions registered after loading (from a handler or a command), by name,
@@ -107,9 +123,8 @@ impl ExtensionSession {
         lock(&self.active).clone()
     }
 
-    /// The compaction an extension asked for (`ctx.compact({ customInstructions })`) since the
-    /// last take: `Some(instructions)`.
-    pub fn take_compact_request(&self) -> Option<Option<String>> {
+    /// The compaction an extension asked for (`ctx.compact(…)`) since the last take.
+    pub fn take_compact_request(&self) -> Option<CompactRequest> {
         lock(&self.compact).take()
     }
 
@@ -118,14 +133,10 @@ impl ExtensionSession {
         std::mem::take(&mut *lock(&self.queued))
     }
 
-    /// Tells the extensions the session started: its id, model, tools and stored entries,
-    /// then `session_start` (pi's `reason`: `startup`, or `resume` for a resumed session).
+    /// Tells the extensions the session started: its id, model and tools (its entries they
+    /// read from the store), then `session_start` (pi's `reason`: `startup`, or `resume` for a resumed session).
     pub async fn start(&self, session_id: &str, model: &str, tools: &ToolRegistry, resumed: bool) {
         self.started.store(true, Ordering::Relaxed);
-        let entries = lock(&self.recorded)
-            .as_ref()
-            .and_then(|recorded| recorded.custom_entries().ok())
-            .unwrap_or_default();
         let tools: Vec<Value> = tools
             .specs()
             .iter()
@@ -134,7 +145,6 @@ impl ExtensionSession {
         self.extensions
             .set_session(&json!({
                 "id": session_id,
-                "entries": entries,
                 "model": { "id": model, "name": model },
                 "tools": tools,
             }))
@@ -157,12 +167,16 @@ impl ExtensionSession {
         }
     }
 
-    /// Tells the extensions `event` and does what they asked meanwhile.
+    /// Tells the extensions `event` and does what they asked meanwhile. After
+    /// `session_shutdown`, their `fs.watch` watchers stop.
     pub async fn notify(&self, event: &str, payload: &Value) {
         if self.extensions.listens_to(event) {
             self.extensions.notify(event, payload).await;
         }
         self.apply_and_deliver().await;
+        if event == "session_shutdown" {
+            self.host.stop_watches();
+        }
     }
 
     /// [`Self::apply`], then the `pi.events` messages to the other extensions (and what their
@@ -256,13 +270,6 @@ impl ExtensionSession {
         for action in self.host.take_extension_actions() {
             let module = action.module.display().to_string();
             match action.kind {
-                ExtensionActionKind::AppendEntry { custom_type, data } => {
-                    if let Some(recorded) = lock(&self.recorded).as_ref()
-                        && let Err(error) = recorded.record_custom(&custom_type, &data)
-                    {
-                        tracing::warn!(extension = %module, "its entry was not stored: {error}");
-                    }
-                }
                 ExtensionActionKind::SetSessionName { name } => {
                     if let Some(recorded) = lock(&self.recorded).as_ref()
                         && let Err(error) = recorded.set_title(&name)
@@ -293,8 +300,14 @@ impl ExtensionSession {
                 ExtensionActionKind::BusEmit { channel, data } => {
                     lock(&self.bus).push((action.module.clone(), channel, data));
                 }
-                ExtensionActionKind::Compact { instructions } => {
-                    *lock(&self.compact) = Some(instructions);
+                ExtensionActionKind::Compact {
+                    instructions,
+                    request,
+                } => {
+                    *lock(&self.compact) = Some(CompactRequest {
+                        instructions,
+                        answer_to: request.map(|request| (action.module.clone(), request)),
+                    });
                 }
                 ExtensionActionKind::Shutdown | ExtensionActionKind::Reload => {
                     tracing::info!(extension = %module, "{:?} is not available to extensions in toolhost", action.kind);

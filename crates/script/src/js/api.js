@@ -139,8 +139,9 @@ async function loadTools(namespace, infoJson, path) {
 }
 
 // An event for the module's extension handlers: what they combined to, and what they added.
-async function callEmit(name, eventJson) {
+async function callEmit(name, eventJson, run) {
   try {
+    extension.setRun(run);
     const { result, errors } = await extension.emit(name, JSON.parse(eventJson));
     return ok({ result, errors, registered: extension.takeRegistered() });
   } catch (error) {
@@ -148,8 +149,9 @@ async function callEmit(name, eventJson) {
   }
 }
 
-async function callCommand(name, args) {
+async function callCommand(name, args, run) {
   try {
+    extension.setRun(run);
     await extension.runCommand(name, args);
     return ok({ registered: extension.takeRegistered() });
   } catch (error) {
@@ -307,4 +309,19 @@ async function callResolve(id, apply) {
   }
 }
 
-globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender, callResolve, callEmit, callCommand, callSetSession });
+// What the host's poll of an `fs.watch` found (see `js/fs.js`).
+async function callWatch(id, foundJson) {
+  try {
+    require("node:fs")[Symbol.for("toolhost.deliverWatch")](id, JSON.parse(foundJson));
+    return ok(null);
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+// The run in progress was cancelled: the extension's `ctx.signal` aborts.
+function abortRun() {
+  extension?.abortRun();
+}
+
+globalThis.__toolhost_api = Object.freeze({ loadTools, callExecute, callSession, callRender, callResolve, callEmit, callCommand, callSetSession, abortRun, callWatch });

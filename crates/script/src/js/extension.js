@@ -34,6 +34,8 @@ const UI_ONLY = "toolhost's UI draws its own editor, footer, header and overlays
 // reaches its own handlers at once and the other extensions' through the host (each runs in an
 // engine of its own), as the internal event BUS_EVENT.
 const BUS_EVENT = "toolhost:bus";
+// How a `ctx.compact()` that passed callbacks hears how the compaction ended.
+const COMPACTED_EVENT = "toolhost:compacted";
 function createEventBus(path) {
   const handlers = new Map();
   const deliver = (channel, data) => {
@@ -58,16 +60,38 @@ function createEventBus(path) {
   });
 }
 
-// The session as extensions see it: kept current by the Rust side (`setSession`) and by the
-// extension's own calls.
+// The session as extensions see it, read-only as pi's `ReadonlySessionManager`: in a session
+// toolhost keeps (run, chat) its entries are read from the store when asked — the
+// conversation as `message` entries, the extensions' own as `custom` ones; elsewhere
+// (`toolhost call`) only what the extension appended here.
 function sessionManagerOf(session) {
-  const entries = () => session.entries.map((entry) => ({ ...entry }));
+  const entries = (scope) => {
+    const stored = host.sessionEntries(scope);
+    return stored == null ? session.entries.map((entry) => ({ ...entry })) : JSON.parse(stored);
+  };
+  const branch = () => entries("branch");
+  const all = () => entries("all");
+  const treeOf = (list) => {
+    const nodes = new Map(list.map((entry) => [entry.id, { entry, children: [] }]));
+    const roots = [];
+    for (const node of nodes.values()) {
+      const parent = nodes.get(node.entry.parentId);
+      (parent ? parent.children : roots).push(node);
+    }
+    return roots;
+  };
   return Object.freeze({
-    getEntries: entries,
-    getBranch: entries,
-    getLeafEntry: () => session.entries[session.entries.length - 1],
-    getLeafId: () => session.entries[session.entries.length - 1]?.id ?? null,
-    getEntry: (id) => session.entries.find((entry) => entry.id === id),
+    getEntries: all,
+    getBranch: (fromId) => {
+      const path = branch();
+      if (fromId === undefined) return path;
+      const at = path.findIndex((entry) => entry.id === fromId);
+      return at < 0 ? [] : path.slice(0, at + 1);
+    },
+    getLeafEntry: () => branch().at(-1),
+    getLeafId: () => branch().at(-1)?.id ?? null,
+    getEntry: (id) => all().find((entry) => entry.id === id),
+    getChildren: (id) => all().filter((entry) => entry.parentId === id),
     getSessionId: () => session.id ?? undefined,
     getSessionName: () => session.name,
     getSessionFile: () => undefined,
@@ -75,7 +99,7 @@ function sessionManagerOf(session) {
     getCwd: () => session.cwd,
     getHeader: () => ({ type: "session", id: session.id ?? undefined, cwd: session.cwd }),
     getLabel: () => undefined,
-    getTree: () => session.entries.map((entry) => ({ entry: { ...entry }, children: [] })),
+    getTree: () => treeOf(all()),
   });
 }
 
@@ -84,8 +108,11 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
   const commands = new Map();
   const flags = new Map();
   const fresh = { tools: [], commands: [] };
-  const session = { id: null, name: undefined, cwd: info.cwd, entries: [], model: undefined, idle: true, usage: undefined, tools: [], active: null, systemPrompt: "" };
+  const session = { id: null, name: undefined, cwd: info.cwd, entries: [], model: undefined, idle: true, usage: undefined, tools: [], active: null, systemPrompt: "", run: undefined };
   let nextEntry = 1;
+  // `ctx.compact()` callbacks waiting for the compaction, by request number.
+  const compactCallbacks = new Map();
+  let nextCompact = 1;
   const ui = makeUi();
   const warn = (text) => host.log("warn", `${path}: ${text}`);
   // What toolhost accepts and ignores (UI-only registrations), by call, for the load report.
@@ -136,7 +163,17 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     hasPendingMessages: () => false,
     shutdown: () => action("shutdown"),
     getContextUsage: () => session.usage,
-    compact: (options) => action("compact", { customInstructions: typeof options?.customInstructions === "string" ? options.customInstructions : null }),
+    // The run in progress: aborts when it is cancelled (Ctrl-C, ctx.abort()); undefined
+    // between runs.
+    get signal() { return session.run?.signal; },
+    compact: (options) => {
+      const customInstructions = typeof options?.customInstructions === "string" ? options.customInstructions : null;
+      const { onComplete, onError } = options ?? {};
+      if (typeof onComplete !== "function" && typeof onError !== "function") return action("compact", { customInstructions });
+      const requestId = nextCompact++;
+      compactCallbacks.set(requestId, { onComplete, onError });
+      action("compact", { customInstructions, requestId });
+    },
     getSystemPrompt: () => session.systemPrompt,
   };
   const ctx = Object.freeze(context);
@@ -160,7 +197,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     // (toolCallId, params, onUpdate, callCtx, signal).
     const tool = Object.create(definition, {
       execute: {
-        value: (id, params, onUpdate, callCtx, signal) => definition.execute(id, params, signal, onUpdate, Object.create(ctx, { abort: { value: callCtx.abort } })),
+        value: (id, params, onUpdate, callCtx, signal) => definition.execute(id, params, signal, onUpdate, Object.create(ctx, { abort: { value: callCtx.abort }, signal: { value: signal } })),
       },
     });
     const spec = addTool(tool);
@@ -199,9 +236,11 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     sendUserMessage(content, options) { action("send_user_message", { content: clone(content), options: clone(options) }); },
     appendEntry(customType, data) {
       if (typeof customType !== "string" || customType === "") throw new TypeError("pi.appendEntry expects a customType string");
-      const entry = { type: "custom", id: `ext-${nextEntry++}`, parentId: session.entries[session.entries.length - 1]?.id ?? null, timestamp: new Date().toISOString(), customType, data: clone(data) };
+      const stored = clone(data) ?? null;
+      // Where the session has a store, the entry goes there at once; elsewhere it stays here.
+      if (host.appendEntry(customType, JSON.stringify(stored))) return;
+      const entry = { type: "custom", id: `ext-${nextEntry++}`, parentId: session.entries[session.entries.length - 1]?.id ?? null, timestamp: new Date().toISOString(), customType, data: stored };
       session.entries.push(entry);
-      action("append_entry", { customType, data: entry.data });
     },
     setSessionName(name) { session.name = String(name); action("set_session_name", { name: session.name }); },
     getSessionName: () => session.name,
@@ -233,6 +272,7 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
       bus.receive(event.channel, event.data);
       return { result: null, errors: [] };
     }
+    if (name === COMPACTED_EVENT) return answerCompact(event);
     const list = handlers.get(name) ?? [];
     const errors = [];
     if (name === "agent_start") session.idle = false;
@@ -259,6 +299,21 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     return { result, errors };
   }
 
+  // Calls the callback of the `ctx.compact()` numbered `event.requestId`: onComplete with
+  // pi's CompactionResult, or onError with an Error.
+  async function answerCompact(event) {
+    const callbacks = compactCallbacks.get(event.requestId);
+    compactCallbacks.delete(event.requestId);
+    const errors = [];
+    try {
+      if (event.error === undefined) await callbacks?.onComplete?.(event.result);
+      else await callbacks?.onError?.(new Error(event.error));
+    } catch (error) {
+      errors.push(`the ctx.compact() callback failed: ${messageOf(error)}`);
+    }
+    return { result: null, errors };
+  }
+
   async function runCommand(name, args) {
     const command = commands.get(name);
     if (command === undefined) throw new Error(`no command /${name} in ${path}`);
@@ -269,7 +324,6 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     for (const key of ["id", "name", "cwd", "model", "usage", "tools", "systemPrompt"]) {
       if (update[key] !== undefined) session[key] = update[key];
     }
-    if (Array.isArray(update.entries)) session.entries = update.entries.map((entry) => ({ ...entry }));
   }
 
   // A registration or setting of a newer pi than toolhost knows (`pi.registerXyz`,
@@ -285,7 +339,20 @@ function createExtension({ path, info, makeUi, exec, addTool }) {
     },
   });
 
-  return { api, lenient, emit, runCommand, setSession, takeRegistered };
+  // The host numbers its runs: a new number is a new run, with a new `ctx.signal`; none, no
+  // run in progress.
+  const setRun = (number) => {
+    if (number === null || number === undefined) {
+      session.run = undefined;
+      session.runNumber = undefined;
+    } else if (number !== session.runNumber) {
+      session.runNumber = number;
+      session.run = new AbortController();
+    }
+  };
+  const abortRun = () => session.run?.abort(new Error("the run was cancelled"));
+
+  return { api, lenient, emit, runCommand, setSession, takeRegistered, setRun, abortRun };
 }
 
 // How each event's handlers' answers combine, as pi's runner does: `start` is the result before

@@ -144,6 +144,43 @@ function createReadStream(path, options) {
   stream[Symbol.asyncIterator] = async function* () { yield await read; };
   return stream;
 }
+// `fs.watch(path, options, listener)`: the host polls the path (through the same rules as
+// reading it) and tells the watcher `change` (eventType, filename) as Node's does; `close()`
+// stops it, and so does the end of the session. A path the rules refuse emits `error`.
+const watchers = new Map();
+function watch(path, options, listener) {
+  if (typeof options === "function") [listener, options] = [options, {}];
+  if (typeof options === "string") options = { encoding: options };
+  const EventEmitter = require("node:events");
+  const watcher = new EventEmitter();
+  if (typeof listener === "function") watcher.on("change", listener);
+  const id = host.watchStart(pathOf(path), Boolean(options && options.recursive));
+  watchers.set(id, watcher);
+  watcher.close = () => {
+    if (!watchers.delete(id)) return;
+    host.watchStop(id);
+    watcher.emit("close");
+  };
+  // The host's poll never keeps the program running, so there is nothing to (un)reference.
+  watcher.ref = () => watcher;
+  watcher.unref = () => watcher;
+  if (options && options.signal) options.signal.addEventListener("abort", () => watcher.close());
+  return watcher;
+}
+// What the host's poll found for watcher `id`: `{changes: [{eventType, filename}]}` or
+// `{error}`.
+const deliverWatch = (id, found) => {
+  const watcher = watchers.get(id);
+  if (!watcher) return;
+  if (found.error !== undefined) {
+    watchers.delete(id);
+    const error = new Error(found.error);
+    error.code = "EACCES";
+    watcher.emit("error", error);
+    return;
+  }
+  for (const { eventType, filename } of found.changes) watcher.emit("change", eventType, filename);
+};
 const unavailable = (name, instead) => () => {
   throw new Error(`fs.${name} is not available to custom tools (${instead})`);
 };
@@ -167,8 +204,9 @@ module.exports = {
   ...constants,
   createReadStream,
   createWriteStream: unavailable("createWriteStream", "write the whole file with writeFile"),
-  watch: unavailable("watch", "tools run per call; there is nothing to watch between calls"),
-  watchFile: unavailable("watchFile", "tools run per call"),
+  watch,
+  watchFile: unavailable("watchFile", "use fs.watch"),
+  [Symbol.for("toolhost.deliverWatch")]: deliverWatch,
   openSync: unavailable("openSync", "use readFileSync or writeFileSync"),
   open: unavailable("open", "use readFile or writeFile"),
 };
