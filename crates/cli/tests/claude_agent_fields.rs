@@ -279,3 +279,48 @@ fn an_agent_table_sets_effort_and_hooks_as_an_agent_file_does() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_sub_agent_of_a_worktree_agent_works_in_that_worktree_too() {
+    let fixture = Fixture::new();
+    let workspace = fixture.dirs.workspace.clone();
+    git(&workspace, &["init", "-q"]);
+    git(&workspace, &["add", "hello.txt"]);
+    git(&workspace, &["commit", "-q", "-m", "start"]);
+    // Not committed: only the workspace has it, no worktree does.
+    write_file(
+        fixture.path("AGENTS.md"),
+        "Only in the workspace: MAIN-ONLY-NOTE\n",
+    );
+    write_file(
+        fixture.path(".claude/agents/isolated.md"),
+        "---\nname: isolated\ndescription: Works apart.\nisolation: worktree\n---\nYou work apart.\n",
+    );
+    let model = fixture.model(vec![
+        Reply::tool_call(
+            "call_1",
+            "spawn_agent",
+            json!({"prompt": "Delegate", "agent": "isolated"}),
+        )
+        .into(),
+        Reply::tool_call("child_1", "spawn_agent", json!({"prompt": "Look around"})).into(),
+        Reply::text("Nothing here.").into(),
+        Reply::text("Delegated.").into(),
+        Reply::text("Done.").into(),
+    ]);
+    let output = fixture
+        .run(&model, &["--allow", "spawn_agent", "Work apart"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    assert!(last(&requests[0], "system").contains("MAIN-ONLY-NOTE"));
+    for (who, request) in [("the sub-agent", &requests[1]), ("its own", &requests[2])] {
+        let system = last(request, "system");
+        assert!(
+            !system.contains("MAIN-ONLY-NOTE"),
+            "{who} read the workspace's instructions, not its worktree's: {system}"
+        );
+    }
+}

@@ -120,7 +120,7 @@ impl SubAgents {
         let record = self.reserve(&definition.name, &spec, background, depth, cancel)?;
         let worktree = match AgentWorktree::for_run(
             definition.isolation,
-            &hub.context.workspace,
+            self.workspace(),
             &definition.name,
             &record.id,
         )
@@ -157,6 +157,11 @@ impl SubAgents {
                 permissions: permissions.clone(),
                 registry: OfferedRegistry::default(),
                 provider: std::sync::RwLock::new(Some(chosen.clone())),
+                // A sub-agent of one that works in a worktree works there too.
+                workspace: worktree
+                    .as_ref()
+                    .map(|worktree| worktree.workspace.clone())
+                    .or_else(|| self.scope.workspace.clone()),
             }),
         };
         let built = self
@@ -373,9 +378,12 @@ impl SubAgents {
                 let _ = registry.register_arc(tool);
             }
         }
-        let extra_mcp = self.start_own_servers(definition, &parent, &registry).await;
+        // Its own servers start, and its instructions are read, where it works.
+        let extra_mcp = handle
+            .start_own_servers(definition, &parent, &registry)
+            .await;
         let inputs = SystemPromptInputs::gather(
-            worktree.map_or(&context.workspace, |worktree| &worktree.workspace),
+            handle.workspace(),
             context.home.as_deref(),
             registry.for_mode(permissions.mode()).names(),
         )

@@ -105,6 +105,9 @@ struct Scope {
     registry: OfferedRegistry,
     /// Its model (a child's `model: inherit`); `None` until known.
     provider: RwLock<Option<ChosenProvider>>,
+    /// Where it works when that is not the workspace: the git worktree of a sub-agent with
+    /// `isolation: worktree`, and of its own sub-agents.
+    workspace: Option<PathBuf>,
 }
 
 /// One agent's handle on the shared hub: makes its sub-agent and session tools, reads its
@@ -146,6 +149,7 @@ impl SubAgents {
                 permissions,
                 registry,
                 provider: RwLock::new(None),
+                workspace: None,
             }),
         }
     }
@@ -173,6 +177,14 @@ impl SubAgents {
             .events
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
+    /// Where this agent works: its git worktree, or the workspace.
+    fn workspace(&self) -> &std::path::Path {
+        self.scope
+            .workspace
+            .as_deref()
+            .unwrap_or(&self.hub.context.workspace)
     }
 
     /// This agent's mailbox, for its loop ([`crate::agent_loop::AgentLoop::inbox`]).

@@ -36,7 +36,7 @@ impl SubAgents {
         if own.is_empty() {
             return None;
         }
-        let (clients, report) = McpClients::start(own, &self.hub.context.workspace).await;
+        let (clients, report) = McpClients::start(own, self.workspace()).await;
         for failure in &report.failures {
             tracing::warn!("sub-agent '{}': {failure}", definition.name);
         }
