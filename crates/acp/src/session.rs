@@ -109,6 +109,9 @@ impl AcpSession {
         })?;
         let mut agent = config.agent(&launch.agent).map_err(internal)?;
         join_editor_servers(&mut config.mcp_servers, &mut agent.mcp_servers, mcp_servers);
+        // The editor's stdio servers get Claude Code's settings `env` as the configured ones
+        // did (a server's own variables win; the others already have it).
+        config.spread_settings_env();
         let store_path = views::store_path(&config, launch.home.as_deref())
             .map_err(|error| tracing::warn!("this session is not kept: {error}"))
             .ok();

@@ -9,9 +9,13 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+#[path = "support/agent_runs.rs"]
+mod agent_runs;
+mod support;
+
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use toolhost_test_support::HomeAndWorkspace;
+use toolhost_test_support::{HomeAndWorkspace, Reply, write_file};
 
 /// A `toolhost acp` process and its stdout, line by line.
 struct Acp {
@@ -220,5 +224,75 @@ fn a_provider_without_its_key_is_answered_with_the_auth_method() {
             json!({"methodId": "env:ANTHROPIC_API_KEY"})
         )["result"],
         json!({})
+    );
+}
+
+/// A stdio MCP server in a few lines of Python whose one tool, `show`, says `FROM_CLAUDE`.
+const ENV_SERVER: &str = r#"import json, os, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method = message["method"]
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "envy", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "show", "description": "Shows the environment.",
+                             "inputSchema": {"type": "object", "properties": {}}}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text",
+                               "text": "FROM_CLAUDE=" + os.environ.get("FROM_CLAUDE", "unset")}]}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"#;
+
+#[test]
+fn an_editors_stdio_server_gets_claude_codes_settings_env() {
+    let fixture = agent_runs::Fixture::new();
+    write_file(fixture.path("envy.py"), ENV_SERVER);
+    write_file(
+        fixture.path(".claude/settings.json"),
+        r#"{"env": {"FROM_CLAUDE": "claude-value"}}"#,
+    );
+    write_file(
+        fixture.path(".toolhost/config.toml"),
+        "[permissions]\nallow = [\"mcp__envy\"]\n",
+    );
+    let model = fixture.model(vec![
+        Reply::tool_call("call_1", "mcp__envy__show", json!({})).into(),
+        Reply::text("Shown.").into(),
+    ]);
+    let mut acp = Acp::start(
+        &fixture.dirs,
+        &[
+            ("OPENAI_BASE_URL", model.openai_base_url().as_str()),
+            ("OPENAI_API_KEY", "sk-test"),
+        ],
+    );
+    acp.initialize();
+    let workspace = fixture.dirs.workspace.display().to_string();
+    let session = acp.request(
+        1,
+        "session/new",
+        json!({"cwd": workspace, "mcpServers": [{
+            "name": "envy", "command": "/usr/bin/python3",
+            "args": [fixture.path("envy.py").display().to_string()], "env": []
+        }]}),
+    );
+    let id = session["result"]["sessionId"].clone();
+    assert!(id.is_string(), "{session}");
+    let done = acp.request(
+        2,
+        "session/prompt",
+        json!({"sessionId": id, "prompt": [{"type": "text", "text": "Show it"}]}),
+    );
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        agent_runs::last(&requests[1], "tool"),
+        "FROM_CLAUDE=claude-value"
     );
 }
