@@ -3,8 +3,8 @@
 # laid out as published collections install themselves (sub-folders per team, front matter
 # and a body of a few kilobytes each), against the same workspace without them.
 #
-# Times, for both workspaces: `toolhost tools` as a whole process (hyperfine, HYPERFINE_RUNS,
-# default 30, after 3 warm-ups) and `toolhost serve`'s cold start to `initialize` and to
+# Times, for both workspaces: `toolhost tools` and a `toolhost call` of Read as whole processes
+# (hyperfine, HYPERFINE_RUNS, default 30, after 3 warm-ups) and `toolhost serve`'s cold start to `initialize` and to
 # `tools/list` (benches/mcp_startup.py, the two alternating round by round, STARTUP_ROUNDS,
 # default 30). Prints hyperfine's table and one JSON line per workspace.
 #
@@ -86,9 +86,12 @@ echo "generated $agents agent files and $commands commands in $claude" >&2
 
 run() { printf 'env HOME=%q %q --workspace %q %s' "$home" "$TOOLHOST" "$1" "$2"; }
 
+read_call="call Read '{\"path\":\"notes.txt\"}'"
 hyperfine --warmup 3 --runs "${HYPERFINE_RUNS:-30}" --style basic \
     --command-name "tools, no Claude files" "$(run "$bare" tools) >/dev/null" \
-    --command-name "tools, $agents agents + $commands commands" "$(run "$claude" tools) >/dev/null"
+    --command-name "tools, $agents agents + $commands commands" "$(run "$claude" tools) >/dev/null" \
+    --command-name "call Read, no Claude files" "$(run "$bare" "$read_call") >/dev/null" \
+    --command-name "call Read, $agents agents + $commands commands" "$(run "$claude" "$read_call") >/dev/null"
 
 python3 benches/mcp_startup.py "${STARTUP_ROUNDS:-30}" \
     serve-bare "$(run "$bare" serve)" \

@@ -176,27 +176,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .build()
     };
     let agent = || config.agent(&cli.agent);
-    let registry_on = |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>| {
-        let agent = agent()?;
-        let permissions = Permissions::from_config(&config, &workspace, approver)?;
-        let ToolSet {
-            registry,
-            custom,
-            mcp,
-            ..
-        } = runtime
-            .block_on(ToolSetBuilder::new(&workspace, &config, &agent, &permissions).build())?;
-        anyhow::Ok((permissions, registry, custom, mcp))
-    };
+    // `prefetch`: the command lists every tool, so the agent and command files are read on
+    // threads of their own while the rest is built.
+    let registry_on =
+        |runtime: &tokio::runtime::Runtime, approver: Arc<dyn Approver>, prefetch: bool| {
+            let agent = agent()?;
+            let permissions = Permissions::from_config(&config, &workspace, approver)?;
+            let mut builder = ToolSetBuilder::new(&workspace, &config, &agent, &permissions);
+            if prefetch {
+                config.agents.prefetch();
+                builder = builder.prefetch_catalog();
+            }
+            let ToolSet {
+                registry,
+                custom,
+                mcp,
+                ..
+            } = runtime.block_on(builder.build())?;
+            anyhow::Ok((permissions, registry, custom, mcp))
+        };
     let refusing = || -> Arc<dyn Approver> { Arc::new(NonInteractiveApprover::refusing()) };
     match command {
         // The model sees the registry of the mode (plan: read-only tools); a direct call goes
         // to the whole registry so that the policy can say why a tool is refused.
         Command::Tools(args) => {
-            // spawn_agent's description lists the agents: read while the tools are built.
-            config.agents.prefetch();
             let runtime = runtime()?;
-            let (permissions, registry, custom, mcp) = registry_on(&runtime, refusing())?;
+            let (permissions, registry, custom, mcp) = registry_on(&runtime, refusing(), true)?;
             let mut sources = custom_tool_sources(&custom);
             sources.extend(mcp.tools().iter().map(|tool| {
                 let source = PathBuf::from(format!("mcp server {}", tool.server_name()));
@@ -212,7 +217,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .enable_all()
                 .build()?;
             let approver = approval::approver_for_call(args.yes, args.reads_stdin());
-            let (_, registry, _, _mcp) = registry_on(&runtime, approver)?;
+            let (_, registry, _, _mcp) = registry_on(&runtime, approver, false)?;
             // The registry holds only what the agent is offered.
             if agent.allowed_tools.is_some() && !registry.has(args.tool()) {
                 return Ok(commands::call::refuse_not_offered(&agent, args.tool()));
@@ -223,7 +228,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Agents(command) => Ok(commands::agents::run(&config, &command)),
         Command::Doctor => {
             let runtime = runtime()?;
-            let (_, registry, _, mcp) = registry_on(&runtime, refusing())?;
+            let (_, registry, _, mcp) = registry_on(&runtime, refusing(), true)?;
             let home = std::env::var_os("HOME").map(PathBuf::from);
             let done = runtime.block_on(commands::doctor::run(
                 &workspace,
