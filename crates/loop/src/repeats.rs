@@ -2,7 +2,7 @@
 //! The loop still runs every call (a repeated `cat` may be what the task needs), but when a
 //! call and its result are both the same as an earlier one of the run, the model is told so.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use toolhost_core::ContentBlock;
 use toolhost_core::conversation::{ToolCall, ToolResultMessage};
@@ -22,11 +22,15 @@ pub const REPEATED_CALL_NUDGE: &str = "That call repeated an earlier one and got
 #[derive(Debug, Default)]
 pub(crate) struct RepeatedCalls {
     last_results: HashMap<(String, String), String>,
+    /// The calls whose repeat was followed by [`REPEATED_CALL_NUDGE`]: once per call. In the
+    /// evaluation a model that answered did so after the first; one that went on repeating
+    /// ignored every later one, each of which cost a message kept in the session.
+    nudged: HashSet<(String, String)>,
 }
 
 impl RepeatedCalls {
     /// Remembers `result` for `call`, and marks it when it repeats the call's earlier result;
-    /// `true` when it did.
+    /// `true` when it did so for the first time (the turn is then followed by the nudge).
     pub(crate) fn note(&mut self, call: &ToolCall, result: &mut ToolResultMessage) -> bool {
         let Ok(arguments) = call.parsed_arguments() else {
             return false;
@@ -39,7 +43,7 @@ impl RepeatedCalls {
             .collect();
         if self.last_results.get(&key) == Some(&text) {
             result.content.push(ContentBlock::text(REPEATED_CALL_NOTE));
-            true
+            self.nudged.insert(key)
         } else {
             self.last_results.insert(key, text);
             false
@@ -84,10 +88,23 @@ mod tests {
         assert_eq!(changed.content.len(), 1, "the file changed: nothing to say");
 
         let mut again = result("two");
-        repeats.note(&call(r#"{ "path": "a" }"#), &mut again);
+        assert!(
+            repeats.note(&call(r#"{ "path": "a" }"#), &mut again),
+            "nudged"
+        );
         assert_eq!(
             again.content.last().and_then(ContentBlock::as_text),
             Some(REPEATED_CALL_NOTE)
+        );
+        let mut once_more = result("two");
+        assert!(
+            !repeats.note(&call(r#"{"path":"a"}"#), &mut once_more),
+            "a call is nudged once"
+        );
+        assert_eq!(
+            once_more.content.last().and_then(ContentBlock::as_text),
+            Some(REPEATED_CALL_NOTE),
+            "its note is on every repeat"
         );
     }
 }

@@ -13,7 +13,7 @@ fn a_call_repeating_an_earlier_one_with_the_same_result_is_followed_by_a_nudge_t
     let read = || Reply::tool_call("call_1", "Read", json!({"path": "hello.txt"})).into();
     let run_ = Run::new(
         WireFormat::OpenAiChat,
-        vec![read(), read(), Reply::text("It says hello.").into()],
+        vec![read(), read(), read(), Reply::text("It says hello.").into()],
     );
     let done = run(
         &run_,
@@ -21,7 +21,7 @@ fn a_call_repeating_an_earlier_one_with_the_same_result_is_followed_by_a_nudge_t
     );
     assert_eq!(done.status, Some(0), "stderr: {}", done.stderr);
     let requests = run_.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     let first = requests[1].body["messages"].as_array().unwrap();
     assert_eq!(
         first.last().unwrap()["role"],
@@ -38,4 +38,16 @@ fn a_call_repeating_an_earlier_one_with_the_same_result_is_followed_by_a_nudge_t
         content_text(&repeated["content"]).ends_with(REPEATED_CALL_NOTE),
         "{repeated}"
     );
+    // Once per call: the third Read gets the note, and no second nudge.
+    let messages = requests[3].body["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "tool", "{last}");
+    assert!(content_text(&last["content"]).ends_with(REPEATED_CALL_NOTE));
+    let nudges = messages
+        .iter()
+        .filter(|message| {
+            message["role"] == "user" && content_text(&message["content"]) == REPEATED_CALL_NUDGE
+        })
+        .count();
+    assert_eq!(nudges, 1);
 }
