@@ -17,6 +17,7 @@
 
 mod child;
 mod child_session;
+mod child_setup;
 mod choice;
 
 pub(crate) use choice::definition_model;
