@@ -15,7 +15,7 @@ mod support;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use toolhost_test_support::{HomeAndWorkspace, Reply, write_file};
+use toolhost_test_support::{HomeAndWorkspace, Reply, python_mcp_server, write_file};
 
 /// A `toolhost acp` process and its stdout, line by line.
 struct Acp {
@@ -227,31 +227,17 @@ fn a_provider_without_its_key_is_answered_with_the_auth_method() {
     );
 }
 
-/// A stdio MCP server in a few lines of Python whose one tool, `show`, says `FROM_CLAUDE`.
-const ENV_SERVER: &str = r#"import json, os, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    method = message["method"]
-    if method == "initialize":
-        result = {"protocolVersion": message["params"]["protocolVersion"],
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "envy", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "show", "description": "Shows the environment.",
-                             "inputSchema": {"type": "object", "properties": {}}}]}
-    elif method == "tools/call":
-        result = {"content": [{"type": "text",
-                               "text": "FROM_CLAUDE=" + os.environ.get("FROM_CLAUDE", "unset")}]}
-    else:
-        result = {}
-    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
-"#;
-
 #[test]
 fn an_editors_stdio_server_gets_claude_codes_settings_env() {
     let fixture = agent_runs::Fixture::new();
-    write_file(fixture.path("envy.py"), ENV_SERVER);
+    write_file(
+        fixture.path("envy.py"),
+        python_mcp_server(
+            "envy",
+            "show",
+            r#""FROM_CLAUDE=" + os.environ.get("FROM_CLAUDE", "unset")"#,
+        ),
+    );
     write_file(
         fixture.path(".claude/settings.json"),
         r#"{"env": {"FROM_CLAUDE": "claude-value"}}"#,

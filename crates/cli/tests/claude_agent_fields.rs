@@ -14,32 +14,15 @@ use std::path::Path;
 
 use agent_runs::*;
 use serde_json::json;
-use toolhost_test_support::{Reply, write_file};
-
-/// A stdio MCP server in a few lines of Python: one tool, `ping`, answering `pong`.
-const PING_SERVER: &str = r#"import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    method = message["method"]
-    if method == "initialize":
-        result = {"protocolVersion": message["params"]["protocolVersion"],
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "pinger", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "ping", "description": "Answers pong.",
-                             "inputSchema": {"type": "object", "properties": {}}}]}
-    elif method == "tools/call":
-        result = {"content": [{"type": "text", "text": "pong"}]}
-    else:
-        result = {}
-    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
-"#;
+use toolhost_test_support::{Reply, python_mcp_server, write_file};
 
 #[test]
 fn an_agents_effort_hooks_and_inline_servers_apply_to_that_sub_agent_alone() {
     let fixture = Fixture::new();
-    write_file(fixture.path("pinger.py"), PING_SERVER);
+    write_file(
+        fixture.path("pinger.py"),
+        python_mcp_server("pinger", "ping", "\"pong\""),
+    );
     write_file(
         fixture.path(".claude/agents/deep.md"),
         "---\nname: deep\ndescription: Thinks hard.\neffort: high\n\

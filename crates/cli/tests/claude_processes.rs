@@ -11,7 +11,7 @@ mod support;
 use std::path::Path;
 
 use support::succeeds;
-use toolhost_test_support::HeaderGatedMcpServer;
+use toolhost_test_support::{HeaderGatedMcpServer, python_mcp_server};
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -100,28 +100,6 @@ fn a_headers_helper_gives_its_server_the_key_and_a_broken_one_leaves_only_its_se
     );
 }
 
-/// A stdio MCP server in a few lines of Python: one tool, `show`, which answers with the
-/// variables it was started with.
-const ENV_SERVER: &str = r#"import json, os, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    method = message["method"]
-    if method == "initialize":
-        result = {"protocolVersion": message["params"]["protocolVersion"],
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "envy", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "show", "description": "Shows the environment.",
-                             "inputSchema": {"type": "object", "properties": {}}}]}
-    elif method == "tools/call":
-        said = " ".join(f"{name}={os.environ.get(name, 'unset')}" for name in ["FROM_CLAUDE", "BOTH"])
-        result = {"content": [{"type": "text", "text": said}]}
-    else:
-        result = {}
-    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
-"#;
-
 #[test]
 fn claude_settings_env_reaches_stdio_servers_and_hooks_and_toolhost_tables_win() {
     let dir = tempfile::tempdir().unwrap();
@@ -129,7 +107,14 @@ fn claude_settings_env_reaches_stdio_servers_and_hooks_and_toolhost_tables_win()
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     write(&workspace.join("notes.txt"), "hello\n");
-    write(&workspace.join("envy.py"), ENV_SERVER);
+    write(
+        &workspace.join("envy.py"),
+        &python_mcp_server(
+            "envy",
+            "show",
+            r#"" ".join(f"{name}={os.environ.get(name, 'unset')}" for name in ["FROM_CLAUDE", "BOTH"])"#,
+        ),
+    );
     write(
         &workspace.join(".claude/settings.json"),
         r#"{

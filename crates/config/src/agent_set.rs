@@ -116,11 +116,6 @@ impl Agents {
         self.iter().map(|(_, agent)| agent)
     }
 
-    /// Whether there is no agent at all.
-    pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
-    }
-
     /// The agent `name` without reading the agent files when a table defines it or it is the
     /// implicit main agent that no table configures (a file does not define the main agent).
     pub(crate) fn main_or(&self, name: &str) -> Option<&AgentConfig> {

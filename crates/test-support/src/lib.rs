@@ -75,6 +75,7 @@ pub mod node_packages;
 pub mod oauth_server;
 pub mod ports;
 pub mod processes;
+mod python_mcp;
 pub mod replay_server;
 pub mod static_server;
 pub mod test_tools;
@@ -91,5 +92,6 @@ pub use node_packages::{EverythingHttp, node, node_modules, npm_entry_point, ven
 pub use oauth_server::{OAuthServer, OAuthServerOptions};
 pub use ports::free_port;
 pub use processes::{is_running, read_pid};
+pub use python_mcp::python_mcp_server;
 pub use replay_server::{BodyPiece, CannedResponse, ReplayServer};
 pub use static_server::StaticServer;
