@@ -10,85 +10,13 @@
 
 mod support;
 
-use std::io::{BufRead as _, BufReader, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::process::{Command, Stdio};
 
+use support::oauth::{configure, login, login_with_env, text, toolhost};
 use toolhost_test_support::{
     HomeAndWorkspace, OAuthServer, OAuthServerOptions, write_project_config,
 };
-
-fn configure(dirs: &HomeAndWorkspace, server: &OAuthServer) {
-    write_project_config(
-        &dirs.workspace,
-        &format!("[mcp_servers.prot]\nurl = {:?}\n", server.mcp_url()),
-    );
-}
-
-fn toolhost(dirs: &HomeAndWorkspace, args: &[&str]) -> std::process::Output {
-    support::toolhost_with_home(&dirs.workspace, &dirs.home)
-        .args(args)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap()
-}
-
-fn text(output: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-/// `toolhost mcp login prot --no-browser EXTRA…`, the test acting as the browser.
-fn login(dirs: &HomeAndWorkspace, server: &OAuthServer, extra: &[&str]) -> std::process::Output {
-    login_with_env(dirs, server, extra, &[])
-}
-
-fn login_with_env(
-    dirs: &HomeAndWorkspace,
-    server: &OAuthServer,
-    extra: &[&str],
-    env: &[(&str, &str)],
-) -> std::process::Output {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("toolhost"))
-        .env("HOME", &dirs.home)
-        .envs(env.iter().copied())
-        .arg("--workspace")
-        .arg(&dirs.workspace)
-        .args(["mcp", "login", "prot", "--no-browser"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut seen = String::new();
-    let mut line = String::new();
-    let authorize = loop {
-        line.clear();
-        if stdout.read_line(&mut line).unwrap() == 0 {
-            break None;
-        }
-        seen.push_str(&line);
-        if let Some(url) = line.trim().strip_prefix("http://") {
-            break Some(format!("http://{url}"));
-        }
-    };
-    let mut stdin = child.stdin.take().unwrap();
-    if let Some(authorize) = authorize {
-        let redirected = server.browse(&authorize);
-        writeln!(stdin, "{redirected}").unwrap();
-    }
-    drop(stdin);
-    std::io::Read::read_to_string(&mut stdout, &mut seen).unwrap();
-    let mut output = child.wait_with_output().unwrap();
-    seen.push_str(&format!("\n[{}]\n", output.status));
-    output.stdout = seen.into_bytes();
-    output
-}
 
 #[test]
 fn login_keeps_a_token_that_is_used_refreshed_and_deleted_on_logout() {
@@ -260,24 +188,6 @@ fn an_iss_that_is_not_the_servers_is_refused() {
             || !std::fs::read_to_string(dirs.home.join(".toolhost/mcp-oauth.json"))
                 .unwrap()
                 .contains("access-")
-    );
-}
-
-#[test]
-fn a_call_refused_for_want_of_a_scope_says_to_log_in_again() {
-    let dirs = HomeAndWorkspace::new();
-    let server = OAuthServer::start(OAuthServerOptions {
-        call_scope: Some("superuser".to_owned()),
-        ..OAuthServerOptions::default()
-    });
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
-    let called = toolhost(&dirs, &["call", "mcp__prot__whoami", "{}", "--yes"]);
-    let said = text(&called);
-    assert!(
-        said.contains("insufficient_scope") && said.contains("toolhost mcp login prot"),
-        "{said}"
     );
 }
 

@@ -46,6 +46,7 @@ pub(super) struct FileOAuth {
     callback_url: Option<String>,
     client_metadata_url: Option<String>,
     scopes: Vec<String>,
+    auth_server_metadata_url: Option<String>,
 }
 
 /// `.mcp.json`'s `oauth` object, as Claude Code writes it (`claude mcp add --client-id …
@@ -59,6 +60,8 @@ struct ClaudeOAuth {
     callback_port: Option<u16>,
     /// One space-separated string.
     scopes: Option<String>,
+    #[serde(rename = "authServerMetadataUrl")]
+    auth_server_metadata_url: Option<String>,
 }
 
 impl From<ClaudeOAuth> for FileOAuth {
@@ -70,6 +73,7 @@ impl From<ClaudeOAuth> for FileOAuth {
                 .scopes
                 .map(|scopes| scopes.split_whitespace().map(str::to_owned).collect())
                 .unwrap_or_default(),
+            auth_server_metadata_url: oauth.auth_server_metadata_url,
             ..Self::default()
         }
     }
@@ -211,6 +215,7 @@ pub(super) fn server_config(
             callback_url: oauth.callback_url.map(&mut expand),
             client_metadata_url: oauth.client_metadata_url.map(&mut expand),
             scopes: oauth.scopes,
+            auth_server_metadata_url: oauth.auth_server_metadata_url.map(&mut expand),
         },
         None => McpOAuth::default(),
     };
@@ -417,7 +422,8 @@ mod tests {
     fn oauth_settings_come_from_claude_codes_oauth_object_and_only_for_http_servers() {
         let text = r#"{"mcpServers": {
   "remote": {"type": "http", "url": "https://x/mcp",
-             "oauth": {"clientId": "${TOKEN}-id", "callbackPort": 8080, "scopes": "read  write"}},
+             "oauth": {"clientId": "${TOKEN}-id", "callbackPort": 8080, "scopes": "read  write",
+             "authServerMetadataUrl": "https://sso.example.com/meta.json"}},
   "local": {"command": "x", "oauth": {"clientId": "c"}}
 }}"#;
         let (servers, warnings) =
@@ -429,6 +435,7 @@ mod tests {
                 client_id: Some("secret-id".into()),
                 callback_port: Some(8080),
                 scopes: vec!["read".into(), "write".into()],
+                auth_server_metadata_url: Some("https://sso.example.com/meta.json".into()),
                 ..McpOAuth::default()
             }
         );

@@ -62,6 +62,9 @@ pub struct McpOAuth {
     pub client_metadata_url: Option<String>,
     /// `scopes` (`scopes`, space-separated in `.mcp.json`): the scopes to ask for.
     pub scopes: Vec<String>,
+    /// `auth_server_metadata_url` (`authServerMetadataUrl`): where the authorization server's
+    /// metadata is, read instead of discovering it.
+    pub auth_server_metadata_url: Option<String>,
 }
 
 impl McpServerConfig {

@@ -11,8 +11,13 @@
 //!   grant (the refresh token rotated, the old one then refused with `invalid_grant`; the
 //!   static client's secret required on both);
 //! - `/mcp`: a tiny MCP server (JSON answers) with one tool, `whoami`, reached only with a
-//!   valid access token (401 and a `WWW-Authenticate` naming the metadata otherwise); a call
-//!   needs the scope [`OAuthServerOptions::call_scope`] when set (403 `insufficient_scope`).
+//!   valid access token (401 and a `WWW-Authenticate` naming the metadata otherwise, and the
+//!   scope [`OAuthServerOptions::challenge_scope`] when set); a call needs the scope
+//!   [`OAuthServerOptions::call_scope`] when set (403 `insufficient_scope` naming it).
+//!
+//! With [`OAuthServerOptions::metadata_path`] the authorization server's metadata is at that
+//! path only (the well-known address answers 404), as a client configured with
+//! `auth_server_metadata_url` finds it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -44,6 +49,11 @@ pub struct OAuthServerOptions {
     /// Whether a refresh answers with a new refresh token (rotation); without, the answer has
     /// none and the one presented stays valid, as many servers do.
     pub rotate_refresh_tokens: bool,
+    /// The `scope` the 401 challenge names.
+    pub challenge_scope: Option<String>,
+    /// The path the authorization server's metadata is served at instead of the well-known
+    /// one.
+    pub metadata_path: Option<String>,
 }
 
 impl Default for OAuthServerOptions {
@@ -55,6 +65,8 @@ impl Default for OAuthServerOptions {
             access_lifetime_secs: 3600,
             call_scope: None,
             rotate_refresh_tokens: true,
+            challenge_scope: None,
+            metadata_path: None,
         }
     }
 }
@@ -71,6 +83,8 @@ struct Grants {
     issued: u64,
     refresh_grants: u64,
     registrations: u64,
+    /// The `scope` of each authorization request, in order.
+    authorizations: Vec<String>,
 }
 
 struct Shared {
@@ -124,6 +138,11 @@ impl OAuthServer {
     /// How many refresh grants were answered with new tokens.
     pub fn refresh_grants(&self) -> u64 {
         self.grants().refresh_grants
+    }
+
+    /// The `scope` each authorization request asked for, in order.
+    pub fn authorizations(&self) -> Vec<String> {
+        self.grants().authorizations.clone()
     }
 
     /// How many clients registered dynamically.
@@ -189,7 +208,12 @@ async fn route(
             &json!({"resource": format!("{base}/mcp"), "authorization_servers": [base],
                     "scopes_supported": ["mcp", "admin"], "bearer_methods_supported": ["header"]}),
         ),
-        ("GET", path) if path.starts_with("/.well-known/oauth-authorization-server") => {
+        ("GET", path)
+            if shared.options.metadata_path.as_deref().map_or_else(
+                || path.starts_with("/.well-known/oauth-authorization-server"),
+                |custom| path == custom,
+            ) =>
+        {
             let mut metadata = json!({
                 "issuer": base,
                 "authorization_endpoint": format!("{base}/authorize"),
@@ -234,6 +258,7 @@ fn authorize(shared: &Shared, query: &BTreeMap<String, String>) -> Response {
     if field("code_challenge_method") != "S256" || field("code_challenge").is_empty() {
         return plain(StatusCode::BAD_REQUEST, "PKCE S256 is required");
     }
+    grants.authorizations.push(field("scope"));
     grants.issued += 1;
     let code = format!("code-{}", grants.issued);
     grants.codes.insert(
@@ -349,8 +374,14 @@ fn mcp(shared: &Shared, method: &Method, headers: &HeaderMap, body: &[u8]) -> Re
         .unwrap_or("");
     let scope = lock(shared).access.get(token).cloned();
     let Some(scope) = scope else {
+        let scope = shared
+            .options
+            .challenge_scope
+            .as_ref()
+            .map(|scope| format!(", scope=\"{scope}\""))
+            .unwrap_or_default();
         let challenge = format!(
-            "Bearer error=\"invalid_token\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+            "Bearer error=\"invalid_token\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"{scope}",
             shared.base
         );
         let mut response = plain(StatusCode::UNAUTHORIZED, "a valid bearer token is needed");

@@ -37,7 +37,8 @@ pub struct LoginArgs {
     /// supports them (before dynamic registration).
     #[arg(long, value_name = "URL")]
     client_metadata_url: Option<String>,
-    /// A scope to ask for (repeatable); default: what the server's metadata suggests.
+    /// A scope to ask for (repeatable); default: the scope the server's 401 names, else its
+    /// metadata's `scopes_supported`, else none.
     #[arg(long, value_name = "SCOPE")]
     scope: Vec<String>,
 }
@@ -86,6 +87,7 @@ pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Res
         } else {
             args.scope
         },
+        auth_server_metadata_url: configured.auth_server_metadata_url.clone(),
     };
     let no_browser = args.no_browser;
     let say = move |authorize: &str| {

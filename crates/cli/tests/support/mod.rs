@@ -274,6 +274,7 @@ impl Drop for ServeProcess {
     }
 }
 
+pub mod oauth;
 pub mod web_server;
 
 /// `toolhost --workspace WORKSPACE chat ARGS` on a pseudo-terminal made by util-linux

@@ -201,7 +201,7 @@ fn never_sent(error: &ServiceError) -> bool {
 
 /// What went wrong with the transport, in a line: the cause reqwest holds several sources
 /// down (refused, reset, a certificate) rather than rmcp's debug form of it.
-fn transport_reason(server: &str, error: &ServiceError) -> String {
+pub(super) fn transport_reason(server: &str, error: &ServiceError) -> String {
     match error {
         ServiceError::TransportSend(error) => {
             match error

@@ -175,7 +175,12 @@ impl ServerConnection {
                     self.config.startup_timeout.as_secs()
                 )
             })?
-            .map_err(|error| format!("tools/list failed: {error}"))?;
+            .map_err(|error| {
+                format!(
+                    "tools/list failed: {}",
+                    super::call::transport_reason(&self.config.name, &error)
+                )
+            })?;
         Ok(tools
             .iter()
             .filter(|tool| self.config.allows_tool(&tool.name))

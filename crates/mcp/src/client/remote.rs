@@ -16,6 +16,7 @@ use super::config::{McpServerConfig, McpTransport};
 use super::events::{ClientEvents, LastWords};
 use super::http_session::StaleSessionAware;
 use super::oauth;
+use super::oauth::step_up::{ScopeStepUp, StepUp};
 use super::session::Service;
 use super::sse::{SseClientTransport, chain, http_url};
 use toolhost_config::McpOAuth;
@@ -72,7 +73,8 @@ pub(super) fn request_headers(
 /// A Streamable HTTP session. rmcp's client follows same-origin 307/308 redirects only, and
 /// starts a new session when the server no longer knows this one ([`StaleSessionAware`]).
 /// With OAuth credentials from `toolhost mcp login` for `url`, every request carries the
-/// access token, refreshed before it expires; a 401 refreshes once, then says to log in again.
+/// access token, refreshed before it expires; a 401 refreshes once, then says to log in again;
+/// a 403 `insufficient_scope` steps up ([`ScopeStepUp`]).
 pub(super) async fn connect_http(
     events: ClientEvents,
     name: &str,
@@ -96,8 +98,18 @@ pub(super) async fn connect_http(
     }
     let config = config.custom_headers(custom);
     let served = match oauth::authorized_manager(url, oauth).await? {
-        Some(manager) => {
-            let client = AuthClient::new(StaleSessionAware::new()?, manager);
+        Some(authorized) => {
+            let step_up = StepUp::new(
+                name,
+                authorized.store,
+                authorized.client_id,
+                authorized.client_secret,
+                oauth,
+            );
+            let client = ScopeStepUp::new(
+                AuthClient::new(StaleSessionAware::new()?, authorized.manager),
+                step_up,
+            );
             events
                 .serve(StreamableHttpClientTransport::with_client(client, config))
                 .await

@@ -11,14 +11,17 @@
 
 use std::time::Duration;
 
-use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, OAuthState};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpListener;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
 
+use super::browser::{Callback, open_browser};
 use super::store::FileCredentialStore;
 
 /// How long `login` waits for the browser to come back.
 pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How long the first, unauthenticated request that asks the server for its challenge waits.
+const CHALLENGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How the login goes.
 #[derive(Clone, Debug, Default)]
@@ -37,8 +40,12 @@ pub struct LoginOptions {
     pub client_secret: Option<String>,
     /// The HTTPS URL of a client-id metadata document.
     pub client_metadata_url: Option<String>,
-    /// The scopes to ask for; empty: what the server's metadata suggests.
+    /// The scopes to ask for; empty: the scope of the server's 401 challenge, else its
+    /// protected-resource metadata's `scopes_supported`, else none (the parameter omitted).
     pub scopes: Vec<String>,
+    /// Where the authorization server's metadata is, when it is not where discovery looks
+    /// (`oauth.auth_server_metadata_url`).
+    pub auth_server_metadata_url: Option<String>,
 }
 
 /// Logs in to the server at `server_url`, saving the tokens in `store`; `say` prints what
@@ -59,29 +66,19 @@ pub async fn login(
         .await
         .map_err(|error| format!("cannot use {server_url} for OAuth: {error}"))?;
     manager.set_credential_store(store.clone());
-    let port = match options
-        .callback_url
-        .as_deref()
-        .map(url::Url::parse)
-        .transpose()
-        .map_err(|error| format!("the callback URL: {error}"))?
-    {
-        Some(url) => url.port_or_known_default().unwrap_or(options.callback_port),
-        None => options.callback_port,
-    };
-    let listener = TcpListener::bind(("127.0.0.1", port))
-        .await
-        .map_err(|error| format!("cannot listen for the callback on 127.0.0.1:{port}: {error}"))?;
-    let port = listener
-        .local_addr()
-        .map_err(|error| error.to_string())?
-        .port();
-    let redirect_uri = options
-        .callback_url
-        .clone()
-        .unwrap_or_else(|| format!("http://127.0.0.1:{port}/callback"));
+    let challenge = challenge(server_url).await;
+    super::discover(
+        &mut manager,
+        challenge.as_deref(),
+        options.auth_server_metadata_url.as_deref(),
+    )
+    .await
+    .map_err(|error| format!("authorization with {server_url} cannot start: {error}"))?;
+    let callback = Callback::bind(options.callback_port, options.callback_url.as_deref()).await?;
 
-    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("toolhost");
+    let mut request = AuthorizationRequest::new(callback.redirect_uri())
+        .with_client_name("toolhost")
+        .with_initial_scope_selection();
     if let Some(client_id) = &options.client_id {
         request = request.with_preregistered_client(client_id);
         if let Some(secret) = &options.client_secret {
@@ -94,25 +91,18 @@ pub async fn login(
     if !options.scopes.is_empty() {
         request = request.with_scopes(options.scopes.clone());
     }
-    let mut state = OAuthState::Unauthorized(manager);
-    state
-        .start_authorization(request)
+    let session = AuthorizationSession::new(manager, request)
         .await
-        .map_err(|error| format!("authorization with {server_url} cannot start: {error}"))?;
-    let OAuthState::Session(session) = &state else {
-        return Err("authorization did not start a session".to_owned());
-    };
+        .map_err(|(_, error)| format!("authorization with {server_url} cannot start: {error}"))?;
     let authorize = session.get_authorization_url().to_owned();
     say(&authorize);
     let redirected = if options.open_browser {
         open_browser(&authorize);
-        tokio::time::timeout(LOGIN_TIMEOUT, callback(&listener, &redirect_uri))
-            .await
-            .map_err(|_| {
-                "no answer from the browser in time: run `toolhost mcp login` again".to_owned()
-            })??
+        callback
+            .wait(LOGIN_TIMEOUT, "run `toolhost mcp login` again")
+            .await?
     } else {
-        drop(listener);
+        drop(callback);
         tokio::task::spawn_blocking(paste)
             .await
             .map_err(|error| error.to_string())?
@@ -121,11 +111,7 @@ pub async fn login(
             .trim()
             .to_owned()
     };
-    if let Some(error) = url::Url::parse(&redirected).ok().and_then(|url| {
-        url.query_pairs()
-            .find(|(key, _)| key == "error")
-            .map(|(_, value)| value.into_owned())
-    }) {
+    if let Some(error) = refusal(&redirected) {
         return Err(format!("the authorization server refused: {error}"));
     }
     session
@@ -140,71 +126,49 @@ pub async fn login(
         .unwrap_or_else(|| server_url.to_owned()))
 }
 
-/// Serves one callback request on `listener`: the full redirect URL it carried.
-async fn callback(listener: &TcpListener, redirect_uri: &str) -> Result<String, String> {
-    loop {
-        let (mut stream, _) = listener
-            .accept()
-            .await
-            .map_err(|error| format!("the callback server failed: {error}"))?;
-        let mut buffer = vec![0u8; 16 * 1024];
-        let mut read = 0;
-        while read < buffer.len() {
-            let n = stream.read(&mut buffer[read..]).await.unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            read += n;
-            if buffer[..read]
-                .windows(4)
-                .any(|window| window == b"\r\n\r\n")
-            {
-                break;
-            }
-        }
-        let head = String::from_utf8_lossy(&buffer[..read]);
-        let target = head
-            .lines()
-            .next()
-            .and_then(|line| line.split_whitespace().nth(1))
-            .unwrap_or("");
-        let Some((_, query)) = target.split_once('?') else {
-            // A favicon or a probe: not the redirect.
-            let _ = stream
-                .write_all(
-                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                )
-                .await;
-            continue;
-        };
-        let body = "toolhost: the login is complete; you can close this window.\n";
-        let answer = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let _ = stream.write_all(answer.as_bytes()).await;
-        let base = redirect_uri.split('?').next().unwrap_or(redirect_uri);
-        return Ok(format!("{base}?{query}"));
-    }
+/// The `error` a redirect carries when the authorization server refused.
+pub(crate) fn refusal(redirected: &str) -> Option<String> {
+    url::Url::parse(redirected).ok().and_then(|url| {
+        url.query_pairs()
+            .find(|(key, _)| key == "error")
+            .map(|(_, value)| value.into_owned())
+    })
 }
 
-/// Opens `url` in the desktop's browser when there is one (`$BROWSER`, `xdg-open`, `open`).
-fn open_browser(url: &str) {
-    let browser = std::env::var("BROWSER")
-        .ok()
-        .filter(|browser| !browser.is_empty());
-    let candidates = browser
-        .into_iter()
-        .chain(["xdg-open".to_owned(), "open".to_owned()]);
-    for program in candidates {
-        let started = std::process::Command::new(&program)
-            .arg(url)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-        if started.is_ok() {
-            return;
-        }
+/// The `WWW-Authenticate` challenge the server answers an unauthenticated `initialize` with:
+/// where its protected-resource metadata is and the scope it wants, which discovery then
+/// starts from. `None` when it answers without one (its metadata is then looked for at the
+/// well-known addresses).
+async fn challenge(server_url: &str) -> Option<String> {
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "toolhost", "version": env!("CARGO_PKG_VERSION")},
+        },
+    });
+    let response = reqwest::Client::builder()
+        .timeout(CHALLENGE_TIMEOUT)
+        .build()
+        .ok()?
+        .post(server_url)
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .ok()?;
+    let status = response.status().as_u16();
+    if status != 401 && status != 403 {
+        return None;
     }
+    response
+        .headers()
+        .get(WWW_AUTHENTICATE)?
+        .to_str()
+        .ok()
+        .map(str::to_owned)
 }
