@@ -88,6 +88,37 @@ fn a_403_for_want_of_a_scope_steps_up_in_the_browser_and_the_call_goes_through()
     assert_eq!(server.authorizations().len(), 2);
 }
 
+/// An authorization server that grants less than the step-up asks: the call is refused
+/// again, and the message says what was granted.
+#[test]
+fn a_step_up_the_authorization_server_grants_less_of_says_what_it_granted() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        call_scope: Some("write".to_owned()),
+        grantable_scopes: Some(vec!["mcp".to_owned(), "admin".to_owned()]),
+        ..OAuthServerOptions::default()
+    });
+    configure(&dirs, &server);
+    let logged_in = login(&dirs, &server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+
+    let browser = approving_browser(&dirs.home);
+    let called = toolhost_with_env(
+        &dirs,
+        &["call", "mcp__prot__whoami", "{}", "--yes"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    );
+    let said = text(&called);
+    assert!(
+        said.contains(
+            "prot still refuses the OAuth token for want of the scope 'write' after the \
+             step-up: the authorization server granted 'mcp admin'"
+        ),
+        "{said}"
+    );
+    assert_eq!(server.authorizations(), ["mcp admin", "mcp admin write"]);
+}
+
 /// A headless process (no `$BROWSER`, no display) never starts an authorization nobody can
 /// finish: it says which login grants the scope, and that login does.
 #[test]

@@ -54,6 +54,9 @@ pub struct OAuthServerOptions {
     /// The path the authorization server's metadata is served at instead of the well-known
     /// one.
     pub metadata_path: Option<String>,
+    /// The scopes the authorization server grants, whatever is asked (the token's `scope`
+    /// says which); `None`: the scopes asked.
+    pub grantable_scopes: Option<Vec<String>>,
 }
 
 impl Default for OAuthServerOptions {
@@ -67,6 +70,7 @@ impl Default for OAuthServerOptions {
             rotate_refresh_tokens: true,
             challenge_scope: None,
             metadata_path: None,
+            grantable_scopes: None,
         }
     }
 }
@@ -261,9 +265,17 @@ fn authorize(shared: &Shared, query: &BTreeMap<String, String>) -> Response {
     grants.authorizations.push(field("scope"));
     grants.issued += 1;
     let code = format!("code-{}", grants.issued);
+    let scope = match &shared.options.grantable_scopes {
+        Some(grantable) => field("scope")
+            .split_whitespace()
+            .filter(|scope| grantable.iter().any(|allowed| allowed == scope))
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => field("scope"),
+    };
     grants.codes.insert(
         code.clone(),
-        (field("client_id"), field("code_challenge"), field("scope")),
+        (field("client_id"), field("code_challenge"), scope),
     );
     let iss = if shared.options.wrong_iss {
         "http://issuer.invalid".to_owned()

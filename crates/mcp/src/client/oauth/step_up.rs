@@ -150,12 +150,12 @@ impl StepUp {
             client = client.with_client_secret(secret);
         }
         client.application_type = None;
-        let mut manager = manager;
-        manager
+        let mut authorizing = manager;
+        authorizing
             .configure_client(client)
             .map_err(|error| error.to_string())?;
         let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
-        let authorize = manager
+        let authorize = authorizing
             .get_authorization_url(&scope_refs)
             .await
             .map_err(|error| format!("the step-up authorization cannot start: {error}"))?;
@@ -174,7 +174,7 @@ impl StepUp {
         }
         let answer = AuthorizationCallback::from_redirect_url(&redirected)
             .map_err(|error| format!("the step-up did not complete: {error}"))?;
-        manager
+        authorizing
             .exchange_code_for_token_with_issuer(
                 &answer.code,
                 &answer.csrf_token,
@@ -184,6 +184,25 @@ impl StepUp {
             .map_err(|error| format!("the step-up did not complete: {error}"))?;
         self.generation.fetch_add(1, Ordering::SeqCst);
         Ok(())
+    }
+
+    /// Why a request refused again right after a step-up was: the authorization server
+    /// granted less than was asked (or the server wants yet another scope).
+    async fn still_refused(&self, refused: &InsufficientScopeError) -> String {
+        let store = self.store.clone();
+        let granted = tokio::task::spawn_blocking(move || store.read())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten()
+            .map(|credentials| credentials.granted_scopes.join(" "))
+            .unwrap_or_default();
+        format!(
+            "{} still refuses the OAuth token for want of the scope '{}' after the step-up: the \
+             authorization server granted '{granted}'",
+            self.server,
+            refused.required_scope.as_deref().unwrap_or("")
+        )
     }
 }
 
@@ -222,7 +241,13 @@ where
                     .authorize(&self.inner.auth_manager, &refused, sent_in)
                     .await
                 {
-                    Ok(()) => call().await,
+                    Ok(()) => match call().await {
+                        Err(StreamableHttpError::InsufficientScope(again)) => {
+                            tracing::warn!("{}", self.step_up.still_refused(&again).await);
+                            Err(StreamableHttpError::InsufficientScope(again))
+                        }
+                        other => other,
+                    },
                     Err(reason) => {
                         tracing::warn!("{reason}");
                         Err(StreamableHttpError::InsufficientScope(refused))
