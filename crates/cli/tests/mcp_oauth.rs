@@ -4,7 +4,8 @@
 //! browser and pastes the redirect back), the token kept in a 0600 file and used, refreshed
 //! when it expires, one refresh at a time when two processes race with rotating refresh
 //! tokens, `mcp list` showing the state, `mcp logout`, and the failures: a 401 without a
-//! login, dynamic registration refused, a static client, an `iss` that does not match.
+//! login, dynamic registration refused, a static client, an `iss` that does not match; and
+//! the same login used over the legacy SSE transport.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -280,4 +281,60 @@ fn a_refresh_answered_without_a_new_refresh_token_keeps_the_old_one() {
         );
         assert_eq!(server.refresh_grants(), refreshes);
     }
+}
+
+/// A legacy SSE server behind the same OAuth: `mcp login` finds its authorization server from
+/// the 401 its stream's `GET` answers, every request carries the token, a token the server no
+/// longer takes is refreshed once and the request sent again, and a login the server forgot
+/// says to log in.
+#[test]
+fn a_legacy_sse_server_uses_the_login_and_refreshes_on_a_401() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions::default());
+    write_project_config(
+        &dirs.workspace,
+        &format!(
+            "[mcp_servers.prot]\ntype = \"sse\"\nurl = {:?}\n",
+            server.sse_url()
+        ),
+    );
+    let refused = toolhost(&dirs, &["mcp", "test", "prot"]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("needs an OAuth login")
+            && text(&refused).contains("run `toolhost mcp login prot`"),
+        "{}",
+        text(&refused)
+    );
+
+    let logged_in = login(&dirs, &server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    let listed = toolhost(&dirs, &["mcp", "list"]);
+    assert!(
+        text(&listed).contains(&format!("oauth: logged in with {}", server.issuer())),
+        "{}",
+        text(&listed)
+    );
+    let called = toolhost(&dirs, &["call", "mcp__prot__whoami", "{}", "--yes"]);
+    assert!(called.status.success(), "{}", text(&called));
+    assert!(
+        text(&called).contains("called with access-"),
+        "{}",
+        text(&called)
+    );
+    assert_eq!(server.refresh_grants(), 0);
+
+    server.forget_access_tokens();
+    let refreshed = toolhost(&dirs, &["call", "mcp__prot__whoami", "{}", "--yes"]);
+    assert!(refreshed.status.success(), "{}", text(&refreshed));
+    assert_eq!(server.refresh_grants(), 1, "one refresh after the 401");
+
+    server.revoke_everything();
+    let lost = toolhost(&dirs, &["mcp", "test", "prot"]);
+    assert!(!lost.status.success());
+    assert!(
+        text(&lost).contains("run `toolhost mcp login prot`"),
+        "{}",
+        text(&lost)
+    );
 }

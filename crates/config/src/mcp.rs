@@ -201,10 +201,15 @@ pub(super) fn server_config(
         None => Ok(default),
     };
     let oauth = match file.oauth {
-        Some(_) if !matches!(transport, McpTransport::Http { .. }) => {
+        Some(_)
+            if !matches!(
+                transport,
+                McpTransport::Http { .. } | McpTransport::Sse { .. }
+            ) =>
+        {
             return Err(format!(
-                "{table}.oauth: OAuth logins are for Streamable HTTP servers (url = …), and \
-                 this is a {} server",
+                "{table}.oauth: OAuth logins are for remote servers (url = …, Streamable HTTP or \
+                 SSE), and this is a {} server",
                 transport.kind()
             ));
         }
@@ -441,7 +446,7 @@ mod tests {
         );
         assert_eq!(warnings.len(), 1);
         assert!(
-            warnings[0].contains("OAuth logins are for Streamable HTTP servers")
+            warnings[0].contains("OAuth logins are for remote servers")
                 && warnings[0].contains("the server 'local' is left out"),
             "{warnings:?}"
         );

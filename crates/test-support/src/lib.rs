@@ -70,6 +70,7 @@ pub mod echo_shell;
 pub mod files;
 pub mod header_mcp_server;
 pub mod home_and_workspace;
+mod legacy_sse;
 pub mod mock_model;
 pub mod node_packages;
 pub mod oauth_server;

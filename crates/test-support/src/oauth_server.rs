@@ -15,6 +15,9 @@
 //!   scope [`OAuthServerOptions::challenge_scope`] when set); a call needs the scope
 //!   [`OAuthServerOptions::call_scope`] when set (403 `insufficient_scope` naming it).
 //!
+//! - `/sse` and `/messages`: the same MCP server over the legacy HTTP+SSE transport, each
+//!   request needing the token as `/mcp` does.
+//!
 //! With [`OAuthServerOptions::metadata_path`] the authorization server's metadata is at that
 //! path only (the well-known address answers 404), as a client configured with
 //! `auth_server_metadata_url` finds it.
@@ -30,6 +33,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
+use crate::legacy_sse::LegacySseSessions;
 use crate::static_server::ThreadServer;
 use crate::tiny_mcp::{answer, json_answer, plain};
 
@@ -95,6 +99,7 @@ struct Shared {
     base: String,
     options: OAuthServerOptions,
     grants: Mutex<Grants>,
+    sse: LegacySseSessions,
 }
 
 /// The running servers.
@@ -116,6 +121,7 @@ impl OAuthServer {
                 base: format!("http://{address}"),
                 options,
                 grants: Mutex::new(grants),
+                sse: LegacySseSessions::default(),
             });
             shared = Some(Arc::clone(&state));
             axum::Router::new().fallback(route).with_state(state)
@@ -132,6 +138,11 @@ impl OAuthServer {
     /// The MCP server's URL (`BASE/mcp`).
     pub fn mcp_url(&self) -> String {
         format!("{}/mcp", self.shared.base)
+    }
+
+    /// The same server's legacy SSE URL (`BASE/sse`).
+    pub fn sse_url(&self) -> String {
+        format!("{}/sse", self.shared.base)
     }
 
     /// The issuer (`BASE`).
@@ -152,6 +163,12 @@ impl OAuthServer {
     /// How many clients registered dynamically.
     pub fn registrations(&self) -> u64 {
         self.grants().registrations
+    }
+
+    /// Forgets the access tokens and keeps the refresh tokens, as a server whose access tokens
+    /// expired early: the next request is refused with 401, and a refresh works.
+    pub fn forget_access_tokens(&self) {
+        self.grants().access.clear();
     }
 
     /// Revokes every token, as a server that forgot them would.
@@ -207,11 +224,17 @@ async fn route(
     let base = &shared.base;
     let query = pairs(uri.query().unwrap_or("").as_bytes());
     match (method.as_str(), uri.path()) {
-        ("GET", path) if path.starts_with("/.well-known/oauth-protected-resource") => json_answer(
-            StatusCode::OK,
-            &json!({"resource": format!("{base}/mcp"), "authorization_servers": [base],
-                    "scopes_supported": ["mcp", "admin"], "bearer_methods_supported": ["header"]}),
-        ),
+        ("GET", path) if path.starts_with("/.well-known/oauth-protected-resource") => {
+            let resource = match &path["/.well-known/oauth-protected-resource".len()..] {
+                "" => "/mcp",
+                resource => resource,
+            };
+            json_answer(
+                StatusCode::OK,
+                &json!({"resource": format!("{base}{resource}"), "authorization_servers": [base],
+                        "scopes_supported": ["mcp", "admin"], "bearer_methods_supported": ["header"]}),
+            )
+        }
         ("GET", path)
             if shared.options.metadata_path.as_deref().map_or_else(
                 || path.starts_with("/.well-known/oauth-authorization-server"),
@@ -248,7 +271,22 @@ async fn route(
         }
         ("GET", "/authorize") => authorize(&shared, &query),
         ("POST", "/token") => token(&shared, &headers, &pairs(&body)),
-        (_, "/mcp") => mcp(&shared, &method, &headers, &body),
+        (_, "/mcp") => match authorized(&shared, &headers, "/mcp") {
+            Ok((token, scope)) => mcp(&shared, &method, &token, &scope, &body),
+            Err(refused) => *refused,
+        },
+        ("GET", "/sse") => match authorized(&shared, &headers, "/sse") {
+            Ok(_) => shared.sse.open("/messages"),
+            Err(refused) => *refused,
+        },
+        ("POST", "/messages") => match authorized(&shared, &headers, "/sse") {
+            Ok((token, scope)) => {
+                let session = query.get("session").and_then(|id| id.parse().ok());
+                let answered = mcp(&shared, &method, &token, &scope, &body);
+                shared.sse.post(session, answered).await
+            }
+            Err(refused) => *refused,
+        },
         _ => plain(StatusCode::NOT_FOUND, "not found"),
     }
 }
@@ -378,7 +416,13 @@ fn secret_given(
         .is_some_and(|value| value == format!("Basic {basic}"))
 }
 
-fn mcp(shared: &Shared, method: &Method, headers: &HeaderMap, body: &[u8]) -> Response {
+/// The token a request carries and its scope; a 401 naming the protected-resource metadata
+/// of `resource` (and the challenge scope) when it carries none that is valid.
+fn authorized(
+    shared: &Shared,
+    headers: &HeaderMap,
+    resource: &str,
+) -> Result<(String, String), Box<Response>> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
@@ -393,7 +437,7 @@ fn mcp(shared: &Shared, method: &Method, headers: &HeaderMap, body: &[u8]) -> Re
             .map(|scope| format!(", scope=\"{scope}\""))
             .unwrap_or_default();
         let challenge = format!(
-            "Bearer error=\"invalid_token\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"{scope}",
+            "Bearer error=\"invalid_token\", resource_metadata=\"{}/.well-known/oauth-protected-resource{resource}\"{scope}",
             shared.base
         );
         let mut response = plain(StatusCode::UNAUTHORIZED, "a valid bearer token is needed");
@@ -402,8 +446,13 @@ fn mcp(shared: &Shared, method: &Method, headers: &HeaderMap, body: &[u8]) -> Re
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, value);
         }
-        return response;
+        return Err(Box::new(response));
     };
+    Ok((token.to_owned(), scope))
+}
+
+/// The MCP server's answer to `body`, for a caller holding `token` with `scope`.
+fn mcp(shared: &Shared, method: &Method, token: &str, scope: &str, body: &[u8]) -> Response {
     let tool = json!({"name": "whoami", "description": "Says which token called.",
                       "inputSchema": {"type": "object", "properties": {}}});
     answer(method, body, "protected", tool, || {

@@ -136,7 +136,7 @@ pub fn run_logout(server: &McpServerConfig) -> anyhow::Result<ExitCode> {
 
 /// The auth state of a remote server for `mcp list`: `None` for a stdio server.
 pub fn auth_state(server: &McpServerConfig) -> Option<String> {
-    let McpTransport::Http { url, .. } = &server.transport else {
+    let (McpTransport::Http { url, .. } | McpTransport::Sse { url, .. }) = &server.transport else {
         return None;
     };
     let state = match FileCredentialStore::for_user(url).map(|store| store.read()) {
@@ -149,9 +149,10 @@ pub fn auth_state(server: &McpServerConfig) -> Option<String> {
 
 fn remote_url(server: &McpServerConfig) -> anyhow::Result<&str> {
     match &server.transport {
-        McpTransport::Http { url, .. } => Ok(url),
+        McpTransport::Http { url, .. } | McpTransport::Sse { url, .. } => Ok(url),
         _ => anyhow::bail!(
-            "'{}' is a {} server: OAuth logins are for Streamable HTTP servers (url = …)",
+            "'{}' is a {} server: OAuth logins are for remote servers (url = …, Streamable HTTP \
+             or SSE)",
             server.name,
             server.transport.kind()
         ),

@@ -16,6 +16,7 @@ use super::config::{McpServerConfig, McpTransport};
 use super::events::{ClientEvents, LastWords};
 use super::http_session::StaleSessionAware;
 use super::oauth;
+use super::oauth::bearer::BearerTokens;
 use super::oauth::step_up::{ScopeStepUp, StepUp};
 use super::session::Service;
 use super::sse::{SseClientTransport, chain, http_url};
@@ -126,8 +127,9 @@ pub(super) async fn connect_http(
     served.map_err(|error| connect_error(name, url, &error))
 }
 
-/// A legacy HTTP+SSE session with `headers` (the configured ones and the helper's); waits for
-/// the `endpoint` event until `deadline`.
+/// A legacy HTTP+SSE session with `headers` (the configured ones and the helper's) and the
+/// OAuth login's access token when there is one; waits for the `endpoint` event until
+/// `deadline`.
 pub(super) async fn connect_sse(
     events: ClientEvents,
     config: &McpServerConfig,
@@ -144,11 +146,20 @@ pub(super) async fn connect_sse(
         return Err(format!("'{}' is not an SSE server", config.name));
     };
     let headers = request_headers(headers, bearer_token_env.as_deref())?;
+    // A configured `Authorization` wins, as over Streamable HTTP.
+    let tokens = if headers.contains_key(AUTHORIZATION) {
+        None
+    } else {
+        oauth::authorized_manager(url, &config.oauth)
+            .await?
+            .map(|authorized| BearerTokens::new(authorized.manager, &config.name, url))
+    };
     last_words.forget_break();
     let transport = SseClientTransport::connect(
         &config.name,
         url,
         headers,
+        tokens,
         deadline,
         config.startup_timeout,
         Arc::clone(last_words),

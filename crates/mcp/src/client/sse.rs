@@ -5,15 +5,17 @@
 //! every client message is then `POST`ed; the server's own messages (responses, progress,
 //! `tools/list_changed`) come back as `message` events on the stream. Implementing rmcp's
 //! [`Transport`] keeps everything above it (handshake, timeouts, progress, cancellation,
-//! restarts) the same as for the other transports.
+//! restarts) the same as for the other transports. With an OAuth login (`toolhost mcp login`)
+//! every request carries its access token, refreshed before it expires and once more on a 401,
+//! as Streamable HTTP does.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
-use reqwest::{Client, Response, StatusCode, Url, redirect};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION, WWW_AUTHENTICATE};
+use reqwest::{Client, RequestBuilder, Response, StatusCode, Url, redirect};
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -21,6 +23,7 @@ use sse_stream::Sse;
 use tokio::time::Instant;
 
 use super::events::LastWords;
+use super::oauth::bearer::BearerTokens;
 
 /// The largest event (all its lines) accepted on a server's SSE stream, in bytes. MCP results
 /// can be large (a file, an image in base64), but an event without end would otherwise grow
@@ -59,6 +62,7 @@ struct Poster {
     http: Client,
     endpoint: Url,
     headers: HeaderMap,
+    tokens: Option<BearerTokens>,
 }
 
 /// Why a message could not be sent, or why the stream broke; the text names the server.
@@ -68,12 +72,14 @@ pub(crate) struct SseTransportError(String);
 
 impl SseClientTransport {
     /// Opens the event stream of `url` and waits, until `deadline` (`startup_timeout` from
-    /// the start), for its `endpoint` event. Every request carries `headers`. Why the stream
-    /// broke, if it does, goes to `last_words`.
+    /// the start), for its `endpoint` event. Every request carries `headers`, and the access
+    /// token of `tokens` when there is a login. Why the stream broke, if it does, goes to
+    /// `last_words`.
     pub(crate) async fn connect(
         server: &str,
         url: &str,
         headers: HeaderMap,
+        tokens: Option<BearerTokens>,
         deadline: Instant,
         startup_timeout: Duration,
         last_words: Arc<LastWords>,
@@ -91,14 +97,21 @@ impl SseClientTransport {
         let stream_http = client(false)?;
         let http = client(true)?;
         let opening = async {
-            let response = stream_http
-                .get(stream_url.clone())
-                .headers(headers.clone())
-                .header(ACCEPT, "text/event-stream")
-                .send()
-                .await
-                .map_err(|error| format!("cannot connect to {url}: {}", chain(&error)))?;
+            let response = send_with_token(tokens.as_ref(), || {
+                stream_http
+                    .get(stream_url.clone())
+                    .headers(headers.clone())
+                    .header(ACCEPT, "text/event-stream")
+            })
+            .await
+            .map_err(|failure| match failure {
+                Failure::Http(error) => format!("cannot connect to {url}: {}", chain(&error)),
+                Failure::Token(reason) => reason,
+            })?;
             let status = response.status();
+            if status == StatusCode::UNAUTHORIZED && bearer_challenge(&response) {
+                return Err(super::oauth::login_needed(server, url));
+            }
             if !status.is_success() {
                 return Err(format!("GET {url} {}", refusal(response).await));
             }
@@ -138,6 +151,7 @@ impl SseClientTransport {
                 http,
                 endpoint,
                 headers,
+                tokens,
             },
             events: Some(events),
             last_words,
@@ -345,21 +359,76 @@ impl Poster {
         };
         let body = serde_json::to_vec(message)
             .map_err(|error| fail(format!("(the message is not JSON: {error})")))?;
-        let response = self
-            .http
-            .post(self.endpoint.clone())
-            .headers(self.headers.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .timeout(POST_TIMEOUT)
-            .body(body)
-            .send()
-            .await
-            .map_err(|error| fail(format!("failed: {}", chain(&error))))?;
+        let response = send_with_token(self.tokens.as_ref(), || {
+            self.http
+                .post(self.endpoint.clone())
+                .headers(self.headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .timeout(POST_TIMEOUT)
+                .body(body.clone())
+        })
+        .await
+        .map_err(|failure| match failure {
+            Failure::Http(error) => fail(format!("failed: {}", chain(&error))),
+            Failure::Token(reason) => SseTransportError(reason),
+        })?;
         if response.status().is_success() {
             return Ok(());
         }
         Err(fail(refusal(response).await))
     }
+}
+
+/// Why a request got no answer.
+enum Failure {
+    /// It could not be sent.
+    Http(reqwest::Error),
+    /// No access token the server takes can be had.
+    Token(String),
+}
+
+/// Sends what `build` makes, with the access token of `tokens` when there is a login; a 401
+/// gets one more try with a refreshed token, and a second 401 says to log in again.
+async fn send_with_token(
+    tokens: Option<&BearerTokens>,
+    build: impl Fn() -> RequestBuilder,
+) -> Result<Response, Failure> {
+    let Some(tokens) = tokens else {
+        return build().send().await.map_err(Failure::Http);
+    };
+    let token = tokens.current().await.map_err(Failure::Token)?;
+    let response = build()
+        .bearer_auth(&token)
+        .send()
+        .await
+        .map_err(Failure::Http)?;
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return Ok(response);
+    }
+    let fresh = tokens.after_refusal(&token).await.map_err(Failure::Token)?;
+    let response = build()
+        .bearer_auth(&fresh)
+        .send()
+        .await
+        .map_err(Failure::Http)?;
+    if response.status() == StatusCode::UNAUTHORIZED {
+        return Err(Failure::Token(tokens.login_needed()));
+    }
+    Ok(response)
+}
+
+/// Whether a 401 asks for an OAuth bearer token (rather than, say, a password).
+fn bearer_challenge(response: &Response) -> bool {
+    response
+        .headers()
+        .get(WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .trim_start()
+                .to_ascii_lowercase()
+                .starts_with("bearer")
+        })
 }
 
 /// What a refusal says: its status, where a redirect that was not followed leads, and the

@@ -135,11 +135,16 @@ pub(crate) fn refusal(redirected: &str) -> Option<String> {
     })
 }
 
-/// The `WWW-Authenticate` challenge the server answers an unauthenticated `initialize` with:
+/// The `WWW-Authenticate` challenge the server answers an unauthenticated request with:
 /// where its protected-resource metadata is and the scope it wants, which discovery then
-/// starts from. `None` when it answers without one (its metadata is then looked for at the
-/// well-known addresses).
+/// starts from. A Streamable HTTP server is sent an `initialize`; a legacy SSE server, which
+/// takes nothing but its stream's `GET` there, is asked for that. `None` when it answers
+/// without one (its metadata is then looked for at the well-known addresses).
 async fn challenge(server_url: &str) -> Option<String> {
+    let client = reqwest::Client::builder()
+        .timeout(CHALLENGE_TIMEOUT)
+        .build()
+        .ok()?;
     let initialize = serde_json::json!({
         "jsonrpc": "2.0",
         "id": 0,
@@ -150,10 +155,7 @@ async fn challenge(server_url: &str) -> Option<String> {
             "clientInfo": {"name": "toolhost", "version": env!("CARGO_PKG_VERSION")},
         },
     });
-    let response = reqwest::Client::builder()
-        .timeout(CHALLENGE_TIMEOUT)
-        .build()
-        .ok()?
+    let posted = client
         .post(server_url)
         .header(ACCEPT, "application/json, text/event-stream")
         .header(CONTENT_TYPE, "application/json")
@@ -161,6 +163,21 @@ async fn challenge(server_url: &str) -> Option<String> {
         .send()
         .await
         .ok()?;
+    if let Some(challenge) = challenge_of(&posted) {
+        return Some(challenge);
+    }
+    // The stream is not read: dropping the answer closes it.
+    let streamed = client
+        .get(server_url)
+        .header(ACCEPT, "text/event-stream")
+        .send()
+        .await
+        .ok()?;
+    challenge_of(&streamed)
+}
+
+/// The `WWW-Authenticate` of a 401 or 403.
+fn challenge_of(response: &reqwest::Response) -> Option<String> {
     let status = response.status().as_u16();
     if status != 401 && status != 403 {
         return None;

@@ -1,8 +1,10 @@
 //! OAuth 2.1 for remote MCP servers (`toolhost mcp login NAME`): the login flow
 //! ([`login`]), where the tokens are kept ([`store`]), the browser's round trip
-//! ([`browser`]), what a connection does with the tokens, and the scope step-up a 403
+//! ([`browser`]), what a connection does with the tokens (rmcp's `AuthClient` for Streamable
+//! HTTP, [`bearer`] for the legacy SSE transport), and the scope step-up a 403
 //! `insufficient_scope` starts during a session ([`step_up`]).
 
+pub(crate) mod bearer;
 mod browser;
 pub mod login;
 pub(crate) mod step_up;
