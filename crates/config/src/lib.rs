@@ -61,7 +61,7 @@ pub use agents::{
 pub use effort::ReasoningEffort;
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json, claude_mcp_server};
-pub use mcp_server::{McpOAuth, McpServerConfig, McpTransport};
+pub use mcp_server::{McpOAuth, McpOAuthGrant, McpServerConfig, McpTransport};
 pub use providers::{
     AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
     check_base_url,

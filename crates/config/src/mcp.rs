@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::mcp_server::expand_variables;
-use crate::mcp_server::{McpOAuth, McpServerConfig, McpTransport};
+use crate::mcp_server::{McpOAuth, McpOAuthGrant, McpServerConfig, McpTransport};
 use serde::Deserialize;
 
 /// Claude Code's project file of MCP servers, in the workspace root.
@@ -47,6 +47,7 @@ pub(super) struct FileOAuth {
     client_metadata_url: Option<String>,
     scopes: Vec<String>,
     auth_server_metadata_url: Option<String>,
+    grant: Option<String>,
 }
 
 /// `.mcp.json`'s `oauth` object, as Claude Code writes it (`claude mcp add --client-id …
@@ -214,6 +215,27 @@ pub(super) fn server_config(
             ));
         }
         Some(oauth) => McpOAuth {
+            grant: match oauth.grant.as_deref() {
+                None | Some("authorization_code") => McpOAuthGrant::AuthorizationCode,
+                Some("client_credentials")
+                    if oauth.client_id.is_some() && oauth.client_secret_env.is_some() =>
+                {
+                    McpOAuthGrant::ClientCredentials
+                }
+                Some("client_credentials") => {
+                    return Err(format!(
+                        "{table}.oauth.grant = \"client_credentials\" needs the client: set \
+                         client_id and client_secret_env"
+                    ));
+                }
+                Some(other) => {
+                    return Err(format!(
+                        "{table}.oauth.grant: '{other}' is not a grant toolhost knows; use \
+                         \"authorization_code\" (a user logs in) or \"client_credentials\" (a \
+                         machine client)"
+                    ));
+                }
+            },
             client_id: oauth.client_id.map(&mut expand),
             client_secret_env: oauth.client_secret_env,
             callback_port: oauth.callback_port,
@@ -420,6 +442,43 @@ mod tests {
                 headers: [("Authorization".to_owned(), "Bearer secret".to_owned())].into(),
                 bearer_token_env: None,
             }
+        );
+    }
+
+    #[test]
+    fn the_client_credentials_grant_needs_its_client_and_other_grants_are_refused() {
+        let server = |oauth: &str| {
+            let file: FileMcpServer =
+                toml::from_str(&format!("url = \"https://x/mcp\"\n[oauth]\n{oauth}")).unwrap();
+            server_config(
+                "x",
+                "mcp_servers.x",
+                file,
+                String::new(),
+                Path::new("/w"),
+                &lookup,
+            )
+            .map(|server| server.oauth.grant)
+        };
+        assert_eq!(server(""), Ok(McpOAuthGrant::AuthorizationCode));
+        assert_eq!(
+            server(
+                "grant = \"client_credentials\"\nclient_id = \"bot\"\nclient_secret_env = \"S\""
+            ),
+            Ok(McpOAuthGrant::ClientCredentials)
+        );
+        assert_eq!(
+            server("grant = \"client_credentials\"\nclient_id = \"bot\""),
+            Err(
+                "mcp_servers.x.oauth.grant = \"client_credentials\" needs the client: set \
+                 client_id and client_secret_env"
+                    .to_owned()
+            )
+        );
+        assert!(
+            server("grant = \"implicit\"")
+                .unwrap_err()
+                .contains("'implicit' is not a grant toolhost knows")
         );
     }
 

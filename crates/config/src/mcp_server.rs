@@ -65,6 +65,19 @@ pub struct McpOAuth {
     /// `auth_server_metadata_url` (`authServerMetadataUrl`): where the authorization server's
     /// metadata is, read instead of discovering it.
     pub auth_server_metadata_url: Option<String>,
+    /// `grant`: how tokens are obtained.
+    pub grant: McpOAuthGrant,
+}
+
+/// How a remote server's access tokens are obtained (`oauth.grant`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum McpOAuthGrant {
+    /// `"authorization_code"`: a user logs in through a browser (`toolhost mcp login`).
+    #[default]
+    AuthorizationCode,
+    /// `"client_credentials"`: a machine client (`client_id` and `client_secret_env`) gets
+    /// its tokens itself, no user and no browser (the MCP client-credentials extension).
+    ClientCredentials,
 }
 
 impl McpServerConfig {

@@ -7,7 +7,8 @@
 //!   endpoint unless [`OAuthServerOptions::registration`] is off);
 //! - `/register`: dynamic client registration; `/authorize`: approves at once, redirecting
 //!   with `code`, `state` and `iss` (a wrong one with [`OAuthServerOptions::wrong_iss`]);
-//!   `/token`: the authorization-code grant (the PKCE verifier checked) and the refresh
+//!   `/token`: the authorization-code grant (the PKCE verifier checked), the
+//!   client-credentials grant (the static client's only, no refresh token) and the refresh
 //!   grant (the refresh token rotated, the old one then refused with `invalid_grant`; the
 //!   static client's secret required on both);
 //! - `/mcp`: a tiny MCP server (JSON answers) with one tool, `whoami`, reached only with a
@@ -93,6 +94,8 @@ struct Grants {
     registrations: u64,
     /// The `scope` of each authorization request, in order.
     authorizations: Vec<String>,
+    /// The `scope` of each client-credentials grant, in order.
+    machine_grants: Vec<String>,
 }
 
 struct Shared {
@@ -158,6 +161,11 @@ impl OAuthServer {
     /// The `scope` each authorization request asked for, in order.
     pub fn authorizations(&self) -> Vec<String> {
         self.grants().authorizations.clone()
+    }
+
+    /// The `scope` each client-credentials grant asked for, in order.
+    pub fn machine_grants(&self) -> Vec<String> {
+        self.grants().machine_grants.clone()
     }
 
     /// How many clients registered dynamically.
@@ -246,7 +254,7 @@ async fn route(
                 "authorization_endpoint": format!("{base}/authorize"),
                 "token_endpoint": format!("{base}/token"),
                 "response_types_supported": ["code"],
-                "grant_types_supported": ["authorization_code", "refresh_token"],
+                "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
                 "scopes_supported": ["mcp", "admin"],
@@ -381,6 +389,7 @@ fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) 
             grants.refresh.remove(&token);
             (client, scope)
         }
+        "client_credentials" => return machine_token(shared, &mut grants, headers, form),
         _ => return oauth_error("unsupported_grant_type"),
     };
     grants.issued += 1;
@@ -393,6 +402,32 @@ fn token(shared: &Shared, headers: &HeaderMap, form: &BTreeMap<String, String>) 
     json_answer(
         StatusCode::OK,
         &json!({"access_token": access, "token_type": "Bearer", "refresh_token": refresh,
+                "expires_in": shared.options.access_lifetime_secs, "scope": scope}),
+    )
+}
+
+/// The client-credentials grant, for the static client only: an access token, no refresh
+/// token.
+fn machine_token(
+    shared: &Shared,
+    grants: &mut Grants,
+    headers: &HeaderMap,
+    form: &BTreeMap<String, String>,
+) -> Response {
+    let Some((id, secret)) = &shared.options.static_client else {
+        return oauth_error("unauthorized_client");
+    };
+    if !secret_given(headers, form, id, secret) {
+        return oauth_error("invalid_client");
+    }
+    let scope = form.get("scope").cloned().unwrap_or_default();
+    grants.machine_grants.push(scope.clone());
+    grants.issued += 1;
+    let access = format!("access-{}", grants.issued);
+    grants.access.insert(access.clone(), scope.clone());
+    json_answer(
+        StatusCode::OK,
+        &json!({"access_token": access, "token_type": "Bearer",
                 "expires_in": shared.options.access_lifetime_secs, "scope": scope}),
     )
 }

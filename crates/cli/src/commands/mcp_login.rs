@@ -5,7 +5,9 @@ use std::io::BufRead as _;
 use std::process::ExitCode;
 
 use clap::Args;
+use toolhost_config::McpOAuthGrant;
 use toolhost_mcp::client::oauth::login::{LoginOptions, login};
+use toolhost_mcp::client::oauth::machine_login;
 use toolhost_mcp::client::oauth::store::{FileCredentialStore, describe};
 use toolhost_mcp::{McpServerConfig, McpTransport};
 
@@ -54,6 +56,23 @@ impl LoginArgs {
 pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Result<ExitCode> {
     let url = remote_url(server)?;
     let store = user_store(url)?;
+    if server.oauth.grant == McpOAuthGrant::ClientCredentials {
+        return match machine_login(&args.name, url, &server.oauth, store).await {
+            Ok(issuer) => {
+                println!(
+                    "Logged in to {} ({url}) with {issuer}, as the client {} (client \
+                     credentials: every connection gets its own token)",
+                    args.name,
+                    server.oauth.client_id.as_deref().unwrap_or("")
+                );
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(error) => {
+                eprintln!("error: {error}");
+                Ok(ExitCode::FAILURE)
+            }
+        };
+    }
     // The flags win over the server's [mcp_servers.NAME.oauth] (or .mcp.json's oauth).
     let configured = &server.oauth;
     let (client_id, secret_env, secret_source) = match args.client_id {

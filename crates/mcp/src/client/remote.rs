@@ -17,7 +17,7 @@ use super::events::{ClientEvents, LastWords};
 use super::http_session::StaleSessionAware;
 use super::oauth;
 use super::oauth::bearer::BearerTokens;
-use super::oauth::step_up::{ScopeStepUp, StepUp};
+use super::oauth::reauthorizing::Reauthorizing;
 use super::session::Service;
 use super::sse::{SseClientTransport, chain, http_url};
 use toolhost_config::McpOAuth;
@@ -75,7 +75,8 @@ pub(super) fn request_headers(
 /// starts a new session when the server no longer knows this one ([`StaleSessionAware`]).
 /// With OAuth credentials from `toolhost mcp login` for `url`, every request carries the
 /// access token, refreshed before it expires; a 401 refreshes once, then says to log in again;
-/// a 403 `insufficient_scope` steps up ([`ScopeStepUp`]).
+/// then a new token is had if it can be ([`Reauthorizing`]: a scope step-up, a machine client's
+/// new token).
 pub(super) async fn connect_http(
     events: ClientEvents,
     name: &str,
@@ -98,18 +99,11 @@ pub(super) async fn connect_http(
         custom.insert(name, value);
     }
     let config = config.custom_headers(custom);
-    let served = match oauth::authorized_manager(url, oauth).await? {
+    let served = match oauth::authorized_manager(name, url, oauth).await? {
         Some(authorized) => {
-            let step_up = StepUp::new(
-                name,
-                authorized.store,
-                authorized.client_id,
-                authorized.client_secret,
-                oauth,
-            );
-            let client = ScopeStepUp::new(
+            let client = Reauthorizing::new(
                 AuthClient::new(StaleSessionAware::new()?, authorized.manager),
-                step_up,
+                authorized.reauthorization,
             );
             events
                 .serve(StreamableHttpClientTransport::with_client(client, config))
@@ -150,7 +144,7 @@ pub(super) async fn connect_sse(
     let tokens = if headers.contains_key(AUTHORIZATION) {
         None
     } else {
-        oauth::authorized_manager(url, &config.oauth)
+        oauth::authorized_manager(&config.name, url, &config.oauth)
             .await?
             .map(|authorized| BearerTokens::new(authorized.manager, &config.name, url))
     };

@@ -140,7 +140,7 @@ pub(crate) fn refusal(redirected: &str) -> Option<String> {
 /// starts from. A Streamable HTTP server is sent an `initialize`; a legacy SSE server, which
 /// takes nothing but its stream's `GET` there, is asked for that. `None` when it answers
 /// without one (its metadata is then looked for at the well-known addresses).
-async fn challenge(server_url: &str) -> Option<String> {
+pub(crate) async fn challenge(server_url: &str) -> Option<String> {
     let client = reqwest::Client::builder()
         .timeout(CHALLENGE_TIMEOUT)
         .build()

@@ -1,54 +1,66 @@
 //! OAuth 2.1 for remote MCP servers (`toolhost mcp login NAME`): the login flow
 //! ([`login`]), where the tokens are kept ([`store`]), the browser's round trip
 //! ([`browser`]), what a connection does with the tokens (rmcp's `AuthClient` for Streamable
-//! HTTP, [`bearer`] for the legacy SSE transport), and the scope step-up a 403
-//! `insufficient_scope` starts during a session ([`step_up`]).
+//! HTTP, [`bearer`] for the legacy SSE transport), the new token it gets when the server
+//! refuses one ([`reauthorizing`]: the scope step-up of [`step_up`], or a new token of a
+//! machine client, [`client_credentials`]).
 
 pub(crate) mod bearer;
 mod browser;
+mod client_credentials;
 pub mod login;
-pub(crate) mod step_up;
+pub(crate) mod reauthorizing;
+mod step_up;
 pub mod store;
 
 use std::time::Duration;
 
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadata, OAuthClientConfig};
-use toolhost_config::McpOAuth;
+use toolhost_config::{McpOAuth, McpOAuthGrant};
 
+use client_credentials::machine_manager;
+use reauthorizing::Reauthorization;
+use step_up::StepUp;
 use store::FileCredentialStore;
 
 /// How long reading the authorization server's metadata from a configured URL may take.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A login ready for a connection: the manager giving access tokens, and what a scope
-/// step-up needs to authorize again with the same client.
+/// A login ready for a connection: the manager giving access tokens, and how a token the
+/// server refuses is replaced.
 pub(crate) struct Authorized {
     /// Gives the access tokens, refreshing them.
     pub manager: AuthorizationManager,
-    /// Where the tokens are.
-    pub store: FileCredentialStore,
-    /// The client the login registered or was configured with.
-    pub client_id: String,
-    /// A confidential client's secret (`oauth.client_secret_env`).
-    pub client_secret: Option<String>,
+    /// A scope step-up for a user's login, a new token for a machine client.
+    pub reauthorization: Reauthorization,
 }
 
-/// An authorization manager holding the logged-in credentials of `url`, ready to give access
-/// tokens (refreshing them); `None` when nobody logged in to it (the server is reached
-/// without a token, and a 401 says to log in). A confidential client's secret
-/// (`oauth.client_secret_env`) is not stored with the tokens: it is read here, so that a
-/// refresh can authenticate the client.
+/// An authorization manager holding the logged-in credentials of the server `server` at
+/// `url`, ready to give access tokens (refreshing them); `None` when nobody logged in to it
+/// (the server is reached without a token, and a 401 says to log in). A confidential client's
+/// secret (`oauth.client_secret_env`) is not stored with the tokens: it is read here, so that
+/// a refresh can authenticate the client. A machine client (`oauth.grant =
+/// "client_credentials"`) needs no login: its token is the stored one or a new one.
 ///
 /// # Errors
 /// The credentials file cannot be read, the server's authorization metadata cannot be found
-/// again, or the configured secret's variable is not set.
+/// again, the configured secret's variable is not set, or a machine client's credentials are
+/// refused.
 pub(crate) async fn authorized_manager(
+    server: &str,
     url: &str,
     oauth: &McpOAuth,
 ) -> Result<Option<Authorized>, String> {
     let Some(store) = FileCredentialStore::for_user(url) else {
         return Ok(None);
     };
+    if oauth.grant == McpOAuthGrant::ClientCredentials {
+        let (manager, machine) = machine_manager(server, url, oauth, store).await?;
+        return Ok(Some(Authorized {
+            manager,
+            reauthorization: Reauthorization::Machine(machine),
+        }));
+    }
     let reading = store.clone();
     let stored = tokio::task::spawn_blocking(move || reading.read())
         .await
@@ -96,12 +108,33 @@ pub(crate) async fn authorized_manager(
             .configure_client(client)
             .map_err(|error| cannot(error.to_string()))?;
     }
+    let step_up = StepUp::new(server, store, client_id, client_secret, oauth);
     Ok(Some(Authorized {
         manager,
-        store,
-        client_id,
-        client_secret,
+        reauthorization: Reauthorization::StepUp(step_up),
     }))
+}
+
+/// `toolhost mcp login` for a machine client (`oauth.grant = "client_credentials"`): its token
+/// is had now, which checks the credentials (every connection would get one anyway). Answers
+/// the issuer that minted it.
+///
+/// # Errors
+/// As [`authorized_manager`] for a machine client.
+pub async fn machine_login(
+    server: &str,
+    url: &str,
+    oauth: &McpOAuth,
+    store: FileCredentialStore,
+) -> Result<String, String> {
+    let reading = store.clone();
+    machine_manager(server, url, oauth, store).await?;
+    let saved = tokio::task::spawn_blocking(move || reading.read())
+        .await
+        .map_err(|error| error.to_string())??;
+    Ok(saved
+        .and_then(|credentials| credentials.issuer)
+        .unwrap_or_else(|| url.to_owned()))
 }
 
 /// Finds the authorization server of the server `manager` is for and sets its metadata, as

@@ -10,22 +10,11 @@
 //! them anyway: a new authorization cannot help), and at most [`STEP_UP_LIMIT`] per
 //! connection, so a server that keeps asking cannot loop.
 
-use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
-use rmcp::transport::auth::{
-    AuthClient, AuthorizationCallback, AuthorizationManager, OAuthClientConfig,
-};
-use rmcp::transport::streamable_http_client::{
-    InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpError,
-    StreamableHttpPostResponse, StreamableHttpResponseLimits,
-};
-use sse_stream::Sse;
+use rmcp::transport::auth::{AuthorizationCallback, AuthorizationManager, OAuthClientConfig};
+use rmcp::transport::streamable_http_client::InsufficientScopeError;
 use tokio::sync::Mutex;
 
 use super::browser::{Callback, can_open_browser, open_browser};
@@ -80,9 +69,15 @@ impl StepUp {
         }
     }
 
+    /// How many step-ups completed: read before a request is sent, and handed to
+    /// [`Self::authorize`] when it is refused.
+    pub(super) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
     /// Authorizes the scopes `refused` names with those granted, in the browser; `Ok` when
     /// the request should be sent again (a new token is stored), else why not.
-    async fn authorize(
+    pub(super) async fn authorize(
         &self,
         manager: &Mutex<AuthorizationManager>,
         refused: &InsufficientScopeError,
@@ -188,7 +183,7 @@ impl StepUp {
 
     /// Why a request refused again right after a step-up was: the authorization server
     /// granted less than was asked (or the server wants yet another scope).
-    async fn still_refused(&self, refused: &InsufficientScopeError) -> String {
+    pub(super) async fn still_refused(&self, refused: &InsufficientScopeError) -> String {
         let store = self.store.clone();
         let granted = tokio::task::spawn_blocking(move || store.read())
             .await
@@ -203,184 +198,5 @@ impl StepUp {
             self.server,
             refused.required_scope.as_deref().unwrap_or("")
         )
-    }
-}
-
-/// rmcp's [`AuthClient`] (tokens, refresh, one retry on a 401) with scope step-up on a 403.
-#[derive(Clone)]
-pub(crate) struct ScopeStepUp<C> {
-    inner: AuthClient<C>,
-    step_up: Arc<StepUp>,
-}
-
-impl<C> ScopeStepUp<C> {
-    /// `inner` stepping up as `step_up` says.
-    pub(crate) fn new(inner: AuthClient<C>, step_up: StepUp) -> Self {
-        Self {
-            inner,
-            step_up: Arc::new(step_up),
-        }
-    }
-}
-
-impl<C> ScopeStepUp<C>
-where
-    C: StreamableHttpClient + Send + Sync,
-{
-    /// Runs `call`; on a 403 `insufficient_scope`, steps up and runs it once more.
-    async fn stepping_up<T, F, Fut>(&self, call: F) -> Result<T, StreamableHttpError<C::Error>>
-    where
-        F: Fn() -> Fut,
-        Fut: Future<Output = Result<T, StreamableHttpError<C::Error>>>,
-    {
-        let sent_in = self.step_up.generation.load(Ordering::SeqCst);
-        match call().await {
-            Err(StreamableHttpError::InsufficientScope(refused)) => {
-                match self
-                    .step_up
-                    .authorize(&self.inner.auth_manager, &refused, sent_in)
-                    .await
-                {
-                    Ok(()) => match call().await {
-                        Err(StreamableHttpError::InsufficientScope(again)) => {
-                            tracing::warn!("{}", self.step_up.still_refused(&again).await);
-                            Err(StreamableHttpError::InsufficientScope(again))
-                        }
-                        other => other,
-                    },
-                    Err(reason) => {
-                        tracing::warn!("{reason}");
-                        Err(StreamableHttpError::InsufficientScope(refused))
-                    }
-                }
-            }
-            other => other,
-        }
-    }
-}
-
-impl<C> std::fmt::Debug for ScopeStepUp<C> {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("ScopeStepUp")
-            .field("step_up", &self.step_up)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<C> StreamableHttpClient for ScopeStepUp<C>
-where
-    C: StreamableHttpClient + Send + Sync,
-{
-    type Error = C::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.stepping_up(|| {
-            self.inner.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.stepping_up(|| {
-            self.inner.post_message_with_max_sse_event_size(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.stepping_up(|| {
-            self.inner.post_message_with_response_limits(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                auth_header.clone(),
-                custom_headers.clone(),
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
-        self.inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
-        self.inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await
     }
 }
