@@ -6,8 +6,9 @@
 # $MCP_CONFORMANCE_CONTEXT.
 #
 # It does what a user of the real binary does: a configuration naming the server (and, as
-# the configuration's OAuth settings, the client the context names and the suite's client-id
-# metadata document, which toolhost uses only where the authorization server supports them),
+# the configuration's OAuth settings, the client the context names, the suite's client-id
+# metadata document, which toolhost uses only where the authorization server supports them,
+# and `grant = "client_credentials"` for the scenarios of a machine client),
 # `toolhost mcp login` for the auth scenarios with $BROWSER set to a script that follows the
 # authorization URL (the authorization server redirects it to toolhost's callback on
 # 127.0.0.1), then `toolhost mcp test` and a call of the scenario's tool. The same $BROWSER
@@ -41,6 +42,10 @@ client_secret="$(field client_secret)"
 {
     printf '[mcp_servers.conformance]\nurl = "%s"\n\n[mcp_servers.conformance.oauth]\n' "$url"
     printf 'client_metadata_url = "https://conformance-test.local/client-metadata.json"\n'
+    # The client-credentials scenarios are a machine client, which a user configures as such.
+    case "$scenario" in
+    auth/client-credentials-*) printf 'grant = "client_credentials"\n' ;;
+    esac
     if [ -n "$client_id" ]; then
         printf 'client_id = "%s"\n' "$client_id"
     fi
