@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use futures::stream::BoxStream;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION, WWW_AUTHENTICATE};
-use reqwest::{Client, RequestBuilder, Response, StatusCode, Url, redirect};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
+use reqwest::{Client, Response, StatusCode, Url, redirect};
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -23,7 +23,7 @@ use sse_stream::Sse;
 use tokio::time::Instant;
 
 use super::events::LastWords;
-use super::oauth::bearer::BearerTokens;
+use super::oauth::bearer::{BearerTokens, Failure, bearer_challenge, send_with_token};
 
 /// The largest event (all its lines) accepted on a server's SSE stream, in bytes. MCP results
 /// can be large (a file, an image in base64), but an event without end would otherwise grow
@@ -377,58 +377,6 @@ impl Poster {
         }
         Err(fail(refusal(response).await))
     }
-}
-
-/// Why a request got no answer.
-enum Failure {
-    /// It could not be sent.
-    Http(reqwest::Error),
-    /// No access token the server takes can be had.
-    Token(String),
-}
-
-/// Sends what `build` makes, with the access token of `tokens` when there is a login; a 401
-/// gets one more try with a refreshed token, and a second 401 says to log in again.
-async fn send_with_token(
-    tokens: Option<&BearerTokens>,
-    build: impl Fn() -> RequestBuilder,
-) -> Result<Response, Failure> {
-    let Some(tokens) = tokens else {
-        return build().send().await.map_err(Failure::Http);
-    };
-    let token = tokens.current().await.map_err(Failure::Token)?;
-    let response = build()
-        .bearer_auth(&token)
-        .send()
-        .await
-        .map_err(Failure::Http)?;
-    if response.status() != StatusCode::UNAUTHORIZED {
-        return Ok(response);
-    }
-    let fresh = tokens.after_refusal(&token).await.map_err(Failure::Token)?;
-    let response = build()
-        .bearer_auth(&fresh)
-        .send()
-        .await
-        .map_err(Failure::Http)?;
-    if response.status() == StatusCode::UNAUTHORIZED {
-        return Err(Failure::Token(tokens.login_needed()));
-    }
-    Ok(response)
-}
-
-/// Whether a 401 asks for an OAuth bearer token (rather than, say, a password).
-fn bearer_challenge(response: &Response) -> bool {
-    response
-        .headers()
-        .get(WWW_AUTHENTICATE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            value
-                .trim_start()
-                .to_ascii_lowercase()
-                .starts_with("bearer")
-        })
 }
 
 /// What a refusal says: its status, where a redirect that was not followed leads, and the

@@ -5,6 +5,8 @@
 use std::sync::Arc;
 
 use oauth2::TokenResponse as _;
+use reqwest::header::WWW_AUTHENTICATE;
+use reqwest::{RequestBuilder, Response, StatusCode};
 use rmcp::transport::auth::{AuthError, AuthorizationManager};
 use tokio::sync::Mutex;
 
@@ -78,4 +80,56 @@ impl BearerTokens {
             other => format!("cannot use the OAuth login of {}: {other}", self.url),
         }
     }
+}
+
+/// Why a request got no answer.
+pub(crate) enum Failure {
+    /// It could not be sent.
+    Http(reqwest::Error),
+    /// No access token the server takes can be had.
+    Token(String),
+}
+
+/// Sends what `build` makes, with the access token of `tokens` when there is a login; a 401
+/// gets one more try with a refreshed token, and a second 401 says to log in again.
+pub(crate) async fn send_with_token(
+    tokens: Option<&BearerTokens>,
+    build: impl Fn() -> RequestBuilder,
+) -> Result<Response, Failure> {
+    let Some(tokens) = tokens else {
+        return build().send().await.map_err(Failure::Http);
+    };
+    let token = tokens.current().await.map_err(Failure::Token)?;
+    let response = build()
+        .bearer_auth(&token)
+        .send()
+        .await
+        .map_err(Failure::Http)?;
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return Ok(response);
+    }
+    let fresh = tokens.after_refusal(&token).await.map_err(Failure::Token)?;
+    let response = build()
+        .bearer_auth(&fresh)
+        .send()
+        .await
+        .map_err(Failure::Http)?;
+    if response.status() == StatusCode::UNAUTHORIZED {
+        return Err(Failure::Token(tokens.login_needed()));
+    }
+    Ok(response)
+}
+
+/// Whether a 401 asks for an OAuth bearer token (rather than, say, a password).
+pub(crate) fn bearer_challenge(response: &Response) -> bool {
+    response
+        .headers()
+        .get(WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .trim_start()
+                .to_ascii_lowercase()
+                .starts_with("bearer")
+        })
 }
