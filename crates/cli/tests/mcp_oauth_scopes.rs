@@ -136,8 +136,8 @@ fn without_a_browser_a_403_says_which_login_grants_the_scope() {
     assert!(
         said.contains(
             "prot asks for the scope 'superuser', which its login lacks, and no browser can be \
-             opened here (no $BROWSER, no display): run `toolhost mcp login prot --scope mcp \
-             --scope admin --scope superuser`"
+             opened here (no $BROWSER, no display): run `toolhost mcp login prot --no-browser \
+             --scope mcp --scope admin --scope superuser`"
         ),
         "{said}"
     );

@@ -135,7 +135,8 @@ impl StepUp {
         if !can_open_browser() {
             return Err(format!(
                 "{name} asks for the scope '{wanted}', which its login lacks, and no browser \
-                 can be opened here (no $BROWSER, no display): {login}"
+                 can be opened here (no $BROWSER, no display): run `toolhost mcp login {name} \
+                 --no-browser{flags}`"
             ));
         }
         self.attempts.fetch_add(1, Ordering::SeqCst);
