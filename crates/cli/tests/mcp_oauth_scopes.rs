@@ -2,7 +2,8 @@
 //! binary against the loopback OAuth server (`toolhost_test_support::OAuthServer`): the scope
 //! a 401 challenge names at login, the step-up a 403 `insufficient_scope` starts during a
 //! command when a browser can be opened (and the `mcp login --scope …` it says to run when
-//! none can), and the authorization server's metadata read from a configured URL.
+//! none can, or when the scope is held already or not granted), and the authorization
+//! server's metadata read from a configured URL.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -117,6 +118,37 @@ fn a_step_up_the_authorization_server_grants_less_of_says_what_it_granted() {
         "{said}"
     );
     assert_eq!(server.authorizations(), ["mcp admin", "mcp admin write"]);
+}
+
+/// A server that refuses a scope the login holds: authorizing again could not help, so no
+/// browser opens and the message says so.
+#[test]
+fn a_403_for_a_scope_the_login_holds_starts_no_authorization() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        call_scope: Some("admin".to_owned()),
+        call_refused_anyway: true,
+        ..OAuthServerOptions::default()
+    });
+    configure(&dirs, &server);
+    let logged_in = login(&dirs, &server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+
+    let browser = approving_browser(&dirs.home);
+    let called = toolhost_with_env(
+        &dirs,
+        &["call", "mcp__prot__whoami", "{}", "--yes"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    );
+    let said = text(&called);
+    assert!(
+        said.contains(
+            "prot refused the OAuth token for want of the scope 'admin', which the login \
+             already grants: authorizing again would not help"
+        ),
+        "{said}"
+    );
+    assert_eq!(server.authorizations().len(), 1, "no authorization started");
 }
 
 /// A headless process (no `$BROWSER`, no display) never starts an authorization nobody can

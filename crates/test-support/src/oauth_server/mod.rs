@@ -51,6 +51,9 @@ pub struct OAuthServerOptions {
     pub access_lifetime_secs: u64,
     /// The scope a tools/call needs (403 `insufficient_scope` without it).
     pub call_scope: Option<String>,
+    /// Refuse a tools/call for want of `call_scope` even when the token has it, as a server
+    /// whose policy no longer lets that scope call.
+    pub call_refused_anyway: bool,
     /// Whether a refresh answers with a new refresh token (rotation); without, the answer has
     /// none and the one presented stays valid, as many servers do.
     pub rotate_refresh_tokens: bool,
@@ -72,6 +75,7 @@ impl Default for OAuthServerOptions {
             wrong_iss: false,
             access_lifetime_secs: 3600,
             call_scope: None,
+            call_refused_anyway: false,
             rotate_refresh_tokens: true,
             challenge_scope: None,
             metadata_path: None,
@@ -383,7 +387,8 @@ fn mcp(shared: &Shared, method: &Method, token: &str, scope: &str, body: &[u8]) 
                       "inputSchema": {"type": "object", "properties": {}}});
     answer(method, body, "protected", tool, || {
         if let Some(needed) = &shared.options.call_scope
-            && !scope.split_whitespace().any(|granted| granted == needed)
+            && (shared.options.call_refused_anyway
+                || !scope.split_whitespace().any(|granted| granted == needed))
         {
             let challenge = format!(
                 "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
