@@ -18,7 +18,7 @@ use toolhost_core::{ToolContext, ToolError, ToolOutput};
 use super::connection::ServerConnection;
 use super::convert;
 use super::events::{ProgressRoute, token_key};
-use super::sse::chain;
+use super::transport_error::transport_reason;
 
 /// How long a server whose call timed out has to answer a ping before its session counts as
 /// lost.
@@ -197,33 +197,6 @@ fn never_sent(error: &ServiceError) -> bool {
         error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
         Some(StreamableHttpError::Client(client)) if client.is_connect()
     )
-}
-
-/// What went wrong with the transport, in a line: the cause reqwest holds several sources
-/// down (refused, reset, a certificate) rather than rmcp's debug form of it.
-pub(super) fn transport_reason(server: &str, error: &ServiceError) -> String {
-    match error {
-        ServiceError::TransportSend(error) => {
-            match error
-                .error
-                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-            {
-                Some(StreamableHttpError::Client(client)) => chain(client),
-                // rmcp already refreshed the token once and sent the request again.
-                Some(StreamableHttpError::AuthRequired(_)) => format!(
-                    "it refused the OAuth token (401) even after a refresh: run \
-                     `toolhost mcp login {server}`"
-                ),
-                Some(StreamableHttpError::InsufficientScope(scope)) => format!(
-                    "the OAuth token lacks a scope it needs (403 insufficient_scope: {}): run \
-                     `toolhost mcp login {server}` to grant it",
-                    scope.www_authenticate_header
-                ),
-                _ => chain(error.error.as_ref()),
-            }
-        }
-        other => other.to_string(),
-    }
 }
 
 async fn send_cancelled(peer: &Peer<RoleClient>, id: RequestId, reason: &str) {

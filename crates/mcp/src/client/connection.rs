@@ -20,6 +20,7 @@ use super::headers_helper::with_helper_headers;
 use super::remote;
 use super::self_start;
 use super::session::{self, Session};
+use super::transport_error::transport_reason;
 use crate::McpServer;
 use crate::provider::{McpProvider, provider_registry};
 use crate::server::convert::tool_from_spec;
@@ -178,7 +179,7 @@ impl ServerConnection {
             .map_err(|error| {
                 format!(
                     "tools/list failed: {}",
-                    super::call::transport_reason(&self.config.name, &error)
+                    transport_reason(&self.config.name, &error)
                 )
             })?;
         Ok(tools

@@ -35,6 +35,7 @@ pub mod self_start;
 mod session;
 mod sse;
 mod tool;
+mod transport_error;
 
 pub use background::{BACKGROUND_START_HOLD, FIRST_START_RETRY};
 pub use clients::{McpClients, McpServerFailure, McpStartReport, McpStartup};

@@ -19,7 +19,8 @@ use super::oauth;
 use super::oauth::bearer::BearerTokens;
 use super::oauth::reauthorizing::Reauthorizing;
 use super::session::Service;
-use super::sse::{SseClientTransport, chain, http_url};
+use super::sse::{SseClientTransport, http_url};
+use super::transport_error::chain;
 use toolhost_config::McpOAuth;
 
 /// What is wrong with a remote entry in a way that waiting cannot fix (a URL that is not

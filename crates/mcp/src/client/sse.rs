@@ -24,6 +24,7 @@ use tokio::time::Instant;
 
 use super::events::LastWords;
 use super::oauth::bearer::{BearerTokens, Failure, bearer_challenge, send_with_token};
+use super::transport_error::chain;
 
 /// The largest event (all its lines) accepted on a server's SSE stream, in bytes. MCP results
 /// can be large (a file, an image in base64), but an event without end would otherwise grow
@@ -421,22 +422,6 @@ async fn excerpt(mut response: Response) -> String {
         cut.push('…');
     }
     cut
-}
-
-/// An error and its causes, each message once: reqwest's own message rarely says more than
-/// "error sending request", the cause ("Connection refused", a certificate that does not
-/// verify) is in its sources, and wrappers often repeat their cause's text.
-pub(super) fn chain(error: &dyn std::error::Error) -> String {
-    let mut parts = vec![error.to_string()];
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !parts.iter().any(|part| part.contains(&text)) {
-            parts.push(text);
-        }
-        source = cause.source();
-    }
-    parts.join(": ")
 }
 
 /// `url` parsed, when it is `http://` or `https://`.

@@ -173,7 +173,7 @@ async fn metadata_from(url: &str) -> Result<AuthorizationMetadata, String> {
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|error| failed(super::sse::chain(&error)))?;
+        .map_err(|error| failed(super::transport_error::chain(&error)))?;
     let status = response.status();
     if !status.is_success() {
         return Err(failed(format!("it answered {status}")));
