@@ -18,7 +18,6 @@ use super::step_up::STEP_UP_LIMIT;
 use super::store::FileCredentialStore;
 
 /// A machine client of one server.
-#[derive(Debug)]
 pub(crate) struct MachineClient {
     server: String,
     client_id: String,
@@ -29,6 +28,18 @@ pub(crate) struct MachineClient {
     resource: String,
     /// New tokens asked for after a refusal, on this connection.
     renewals: AtomicU32,
+}
+
+impl std::fmt::Debug for MachineClient {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the secret.
+        formatter
+            .debug_struct("MachineClient")
+            .field("server", &self.server)
+            .field("client_id", &self.client_id)
+            .field("renewals", &self.renewals)
+            .finish_non_exhaustive()
+    }
 }
 
 impl MachineClient {

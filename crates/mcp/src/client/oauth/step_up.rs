@@ -5,8 +5,8 @@
 //! A running command opens a browser for it only when one can be opened without a terminal
 //! ([`can_open_browser`]: `$BROWSER` or a desktop session) and waits for it at most
 //! [`STEP_UP_TIMEOUT`]; a headless process (SSH, a container, CI) never starts an
-//! authorization nobody can finish: it says which `toolhost mcp login NAME --scope …` grants
-//! the scopes. No step-up is started for scopes the login already holds (the server refuses
+//! authorization nobody can finish: it says which `toolhost mcp login NAME --no-browser
+//! --scope …` grants the scopes. No step-up is started for scopes the login already holds (the server refuses
 //! them anyway: a new authorization cannot help), and at most [`STEP_UP_LIMIT`] per
 //! connection, so a server that keeps asking cannot loop.
 
@@ -28,24 +28,35 @@ pub const STEP_UP_LIMIT: u32 = 2;
 pub const STEP_UP_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What a step-up needs to authorize again as the login did.
-#[derive(Debug)]
 pub(crate) struct StepUp {
     /// The server's name, for the messages.
-    pub server: String,
+    server: String,
     /// Where the login's tokens and granted scopes are.
-    pub store: FileCredentialStore,
+    store: FileCredentialStore,
     /// The client the login used.
-    pub client_id: String,
+    client_id: String,
     /// A confidential client's secret.
-    pub client_secret: Option<String>,
+    client_secret: Option<String>,
     /// `oauth.callback_port` (0: any free port).
-    pub callback_port: u16,
+    callback_port: u16,
     /// `oauth.callback_url`.
-    pub callback_url: Option<String>,
+    callback_url: Option<String>,
     attempts: AtomicU32,
     /// Counts completed step-ups: a request refused before the last one completed is sent
     /// again with the new token instead of starting another.
     generation: AtomicU64,
+}
+
+impl std::fmt::Debug for StepUp {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the secret.
+        formatter
+            .debug_struct("StepUp")
+            .field("server", &self.server)
+            .field("client_id", &self.client_id)
+            .field("attempts", &self.attempts)
+            .finish_non_exhaustive()
+    }
 }
 
 impl StepUp {
