@@ -18,6 +18,12 @@ if ! command -v openssl >/dev/null; then
     apt-get update -qq >&2 && apt-get install -y -qq openssl >&2
 fi
 
+# The OAuth tests' stand-in browser ($BROWSER) follows redirects with curl (Debian's package).
+if ! command -v curl >/dev/null; then
+    echo "-- installing curl from Debian's packages" >&2
+    apt-get update -qq >&2 && apt-get install -y -qq curl >&2
+fi
+
 # The Notify test runs a private session bus with Debian's dbus-daemon.
 if ! command -v dbus-daemon >/dev/null; then
     echo "-- installing dbus-daemon from Debian's packages" >&2
