@@ -131,4 +131,9 @@ fn mcp_login_checks_a_machine_clients_credentials_and_says_what_is_wrong() {
         text(&logged_in)
     );
     assert_eq!(server.authorizations().len(), 0, "never a browser");
+
+    // Logging in again asks for a new token, which checks the credentials again.
+    let again = with_secret(&dirs, &["mcp", "login", "prot"], "s3cret");
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(server.machine_grants().len(), 2);
 }

@@ -118,7 +118,8 @@ impl MachineClient {
 }
 
 /// A manager for the server at `url` holding a usable token of the machine client
-/// `oauth` names: the stored one while it is not about to expire, else a new one.
+/// `oauth` names: the stored one while it is not about to expire, else (or with `fresh`) a
+/// new one.
 ///
 /// # Errors
 /// The secret's variable is not set, discovery failed, the authorization server does not take
@@ -128,6 +129,7 @@ pub(crate) async fn machine_manager(
     url: &str,
     oauth: &McpOAuth,
     store: FileCredentialStore,
+    fresh: bool,
 ) -> Result<(AuthorizationManager, MachineClient), String> {
     let (Some(client_id), Some(variable)) = (&oauth.client_id, &oauth.client_secret_env) else {
         return Err(
@@ -186,7 +188,7 @@ pub(crate) async fn machine_manager(
         .validate_client_credentials_metadata(&config)
         .and_then(|()| manager.configure_client_credentials(&config))
         .map_err(|error| cannot(error.to_string()))?;
-    if stored.is_none() || manager.get_access_token().await.is_err() {
+    if fresh || stored.is_none() || manager.get_access_token().await.is_err() {
         machine.exchange(&manager).await?;
     }
     Ok((manager, machine))

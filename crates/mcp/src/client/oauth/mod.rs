@@ -55,7 +55,7 @@ pub(crate) async fn authorized_manager(
         return Ok(None);
     };
     if oauth.grant == McpOAuthGrant::ClientCredentials {
-        let (manager, machine) = machine_manager(server, url, oauth, store).await?;
+        let (manager, machine) = machine_manager(server, url, oauth, store, false).await?;
         return Ok(Some(Authorized {
             manager,
             reauthorization: Reauthorization::Machine(machine),
@@ -115,9 +115,9 @@ pub(crate) async fn authorized_manager(
     }))
 }
 
-/// `toolhost mcp login` for a machine client (`oauth.grant = "client_credentials"`): its token
-/// is had now, which checks the credentials (every connection would get one anyway). Answers
-/// the issuer that minted it.
+/// `toolhost mcp login` for a machine client (`oauth.grant = "client_credentials"`): a new
+/// token is asked for now, which checks the credentials (every connection would get one
+/// anyway). Answers the issuer that minted it.
 ///
 /// # Errors
 /// As [`authorized_manager`] for a machine client.
@@ -128,7 +128,7 @@ pub async fn machine_login(
     store: FileCredentialStore,
 ) -> Result<String, String> {
     let reading = store.clone();
-    machine_manager(server, url, oauth, store).await?;
+    machine_manager(server, url, oauth, store, true).await?;
     let saved = tokio::task::spawn_blocking(move || reading.read())
         .await
         .map_err(|error| error.to_string())??;
