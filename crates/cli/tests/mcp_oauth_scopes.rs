@@ -10,7 +10,8 @@
 mod support;
 
 use support::oauth::{
-    approving_browser, configure, configure_with, login, text, toolhost, toolhost_with_env,
+    approving_browser, configure, configure_with, headless_login, login, text, toolhost,
+    toolhost_with_env,
 };
 use toolhost_test_support::{HomeAndWorkspace, OAuthServer, OAuthServerOptions};
 
@@ -149,6 +150,25 @@ fn a_403_for_a_scope_the_login_holds_starts_no_authorization() {
         "{said}"
     );
     assert_eq!(server.authorizations().len(), 1, "no authorization started");
+}
+
+/// Where no browser can be opened, `mcp login` without a flag works as `--no-browser`: it
+/// prints the address and reads the redirect back, instead of waiting for a callback that
+/// no browser here can make.
+#[test]
+fn login_without_a_browser_reads_the_redirect_back() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions::default());
+    configure(&dirs, &server);
+    let logged_in = headless_login(&dirs, &server);
+    let said = text(&logged_in);
+    assert!(logged_in.status.success(), "{said}");
+    assert!(
+        said.contains("No browser can be opened here (no $BROWSER, no display).")
+            && said.contains("Then paste here the address the browser ends on")
+            && said.contains("Logged in to prot"),
+        "{said}"
+    );
 }
 
 /// A headless process (no `$BROWSER`, no display) never starts an authorization nobody can

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use toolhost_config::McpOAuthGrant;
-use toolhost_mcp::client::oauth::login::{LoginOptions, login};
+use toolhost_mcp::client::oauth::login::{LoginOptions, browser_available, login};
 use toolhost_mcp::client::oauth::machine_login;
 use toolhost_mcp::client::oauth::store::{FileCredentialStore, describe};
 use toolhost_mcp::{McpServerConfig, McpTransport};
@@ -17,7 +17,8 @@ pub struct LoginArgs {
     /// The server's name.
     name: String,
     /// Do not open a browser: print the authorization URL, and read back the address the
-    /// browser was sent to (paste it from the address bar).
+    /// browser was sent to (paste it from the address bar). The default where no browser can
+    /// be opened (no $BROWSER, no display).
     #[arg(long)]
     no_browser: bool,
     /// The port on 127.0.0.1 of the callback server (default: the server's
@@ -89,8 +90,10 @@ pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Res
         })?),
         None => None,
     };
+    let headless = !args.no_browser && !browser_available();
+    let no_browser = args.no_browser || headless;
     let options = LoginOptions {
-        open_browser: !args.no_browser,
+        open_browser: !no_browser,
         callback_port: match args.callback_port {
             0 => configured.callback_port.unwrap_or(0),
             port => port,
@@ -108,8 +111,10 @@ pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Res
         },
         auth_server_metadata_url: configured.auth_server_metadata_url.clone(),
     };
-    let no_browser = args.no_browser;
     let say = move |authorize: &str| {
+        if headless {
+            println!("No browser can be opened here (no $BROWSER, no display).");
+        }
         if no_browser {
             println!("Open this address in a browser and log in:\n\n  {authorize}\n");
             println!(

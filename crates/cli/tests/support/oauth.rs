@@ -60,6 +60,12 @@ pub fn login(dirs: &HomeAndWorkspace, server: &OAuthServer, extra: &[&str]) -> O
     login_with_env(dirs, server, extra, &[])
 }
 
+/// `toolhost mcp login prot` (no flag) where no browser can be opened, the test acting as the
+/// browser the user opens by hand and pasting the redirect back.
+pub fn headless_login(dirs: &HomeAndWorkspace, server: &OAuthServer) -> Output {
+    login_command(dirs, server, &["mcp", "login", "prot"], &[])
+}
+
 /// [`login`] with `env`; its standard output holds all it printed and, last, its status.
 pub fn login_with_env(
     dirs: &HomeAndWorkspace,
@@ -67,13 +73,29 @@ pub fn login_with_env(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> Output {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("toolhost"))
+    let args: Vec<&str> = ["mcp", "login", "prot", "--no-browser"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    login_command(dirs, server, &args, env)
+}
+
+fn login_command(
+    dirs: &HomeAndWorkspace,
+    server: &OAuthServer,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("toolhost"));
+    for variable in BROWSER_VARIABLES {
+        command.env_remove(variable);
+    }
+    let mut child = command
         .env("HOME", &dirs.home)
         .envs(env.iter().copied())
         .arg("--workspace")
         .arg(&dirs.workspace)
-        .args(["mcp", "login", "prot", "--no-browser"])
-        .args(extra)
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -14,7 +14,7 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
 
-use super::browser::{Callback, open_browser};
+use super::browser::{Callback, can_open_browser, open_browser};
 use super::store::FileCredentialStore;
 
 /// How long `login` waits for the browser to come back.
@@ -46,6 +46,12 @@ pub struct LoginOptions {
     /// Where the authorization server's metadata is, when it is not where discovery looks
     /// (`oauth.auth_server_metadata_url`).
     pub auth_server_metadata_url: Option<String>,
+}
+
+/// Whether a browser can be opened here (`$BROWSER`, or a desktop session): without one,
+/// `mcp login` prints the address and reads the redirect back, as with `--no-browser`.
+pub fn browser_available() -> bool {
+    can_open_browser()
 }
 
 /// Logs in to the server at `server_url`, saving the tokens in `store`; `say` prints what
