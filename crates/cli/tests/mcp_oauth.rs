@@ -5,7 +5,7 @@
 //! when it expires, one refresh at a time when two processes race with rotating refresh
 //! tokens, `mcp list` showing the state, `mcp logout`, and the failures: a 401 without a
 //! login, dynamic registration refused, a static client, an `iss` that does not match; and
-//! the same login used over the legacy SSE transport.
+//! the same login used over the legacy SSE transport (refresh, step-up, a machine client).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,7 +14,9 @@ mod support;
 use std::os::unix::fs::PermissionsExt as _;
 use std::process::{Command, Stdio};
 
-use support::oauth::{configure, login, login_with_env, text, toolhost};
+use support::oauth::{
+    approving_browser, configure, login, login_with_env, text, toolhost, toolhost_with_env,
+};
 use toolhost_test_support::{
     HomeAndWorkspace, OAuthServer, OAuthServerOptions, write_project_config,
 };
@@ -337,4 +339,69 @@ fn a_legacy_sse_server_uses_the_login_and_refreshes_on_a_401() {
         "{}",
         text(&lost)
     );
+}
+
+/// Over the legacy SSE transport too, a 403 `insufficient_scope` steps up in the browser and
+/// the message is posted again with the new token.
+#[test]
+fn a_legacy_sse_server_steps_up_on_a_403() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        call_scope: Some("write".to_owned()),
+        ..OAuthServerOptions::default()
+    });
+    write_project_config(
+        &dirs.workspace,
+        &format!(
+            "[mcp_servers.prot]\ntype = \"sse\"\nurl = {:?}\n",
+            server.sse_url()
+        ),
+    );
+    let logged_in = login(&dirs, &server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    let browser = approving_browser(&dirs.home);
+    let called = toolhost_with_env(
+        &dirs,
+        &["call", "mcp__prot__whoami", "{}", "--yes"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    );
+    let said = text(&called);
+    assert!(called.status.success(), "{said}");
+    assert!(said.contains("called with access-"), "{said}");
+    assert_eq!(server.authorizations(), ["mcp admin", "mcp admin write"]);
+}
+
+/// A machine client of a legacy SSE server: no login, and a new token when the server no
+/// longer takes the one held.
+#[test]
+fn a_machine_client_of_a_legacy_sse_server_gets_a_new_token_on_a_401() {
+    let dirs = HomeAndWorkspace::new();
+    let server = OAuthServer::start(OAuthServerOptions {
+        registration: false,
+        static_client: Some(("bot".to_owned(), "s3cret".to_owned())),
+        ..OAuthServerOptions::default()
+    });
+    let key = "TOOLHOST_TEST_MACHINE_SECRET";
+    write_project_config(
+        &dirs.workspace,
+        &format!(
+            "[mcp_servers.prot]\ntype = \"sse\"\nurl = {:?}\n\n[mcp_servers.prot.oauth]\n\
+             grant = \"client_credentials\"\nclient_id = \"bot\"\nclient_secret_env = \"{key}\"\n",
+            server.sse_url()
+        ),
+    );
+    let call = || {
+        toolhost_with_env(
+            &dirs,
+            &["call", "mcp__prot__whoami", "{}", "--yes"],
+            &[(key, "s3cret")],
+        )
+    };
+    let called = call();
+    assert!(called.status.success(), "{}", text(&called));
+    assert_eq!(server.machine_grants().len(), 1);
+    server.forget_access_tokens();
+    let renewed = call();
+    assert!(renewed.status.success(), "{}", text(&renewed));
+    assert_eq!(server.machine_grants().len(), 2);
 }

@@ -147,7 +147,7 @@ pub(super) async fn connect_sse(
     } else {
         oauth::authorized_manager(&config.name, url, &config.oauth)
             .await?
-            .map(|authorized| BearerTokens::new(authorized.manager, &config.name, url))
+            .map(|authorized| BearerTokens::new(authorized, &config.name, url))
     };
     last_words.forget_break();
     let transport = SseClientTransport::connect(

@@ -1,30 +1,36 @@
 //! OAuth access tokens for a transport that sets its own `Authorization` header (the legacy
-//! SSE transport; for Streamable HTTP rmcp's `AuthClient` does it): the stored token,
-//! refreshed before it expires, and once more when the server answers 401.
+//! SSE transport; for Streamable HTTP rmcp's `AuthClient` and [`super::reauthorizing`] do
+//! it): the stored token, refreshed before it expires, once more when the server answers 401
+//! (a machine client gets a new one), and a new one with more scopes on a 403
+//! `insufficient_scope`, as over Streamable HTTP.
 
 use std::sync::Arc;
 
 use oauth2::TokenResponse as _;
 use reqwest::header::WWW_AUTHENTICATE;
-use reqwest::{RequestBuilder, Response, StatusCode};
-use rmcp::transport::auth::{AuthError, AuthorizationManager};
+use reqwest::{RequestBuilder, Response, StatusCode, Url};
+use rmcp::transport::auth::{AuthError, AuthorizationManager, WWWAuthenticateParams};
+use rmcp::transport::streamable_http_client::InsufficientScopeError;
 use tokio::sync::Mutex;
 
-use super::login_needed;
+use super::reauthorizing::Reauthorization;
+use super::{Authorized, login_needed};
 
 /// The login of one server, giving its access tokens.
 #[derive(Clone)]
 pub(crate) struct BearerTokens {
     manager: Arc<Mutex<AuthorizationManager>>,
+    reauthorization: Arc<Reauthorization>,
     server: Arc<str>,
     url: Arc<str>,
 }
 
 impl BearerTokens {
-    /// The tokens `manager` gives for the server `server` at `url`.
-    pub(crate) fn new(manager: AuthorizationManager, server: &str, url: &str) -> Self {
+    /// The tokens of `authorized` for the server `server` at `url`.
+    pub(crate) fn new(authorized: Authorized, server: &str, url: &str) -> Self {
         Self {
-            manager: Arc::new(Mutex::new(manager)),
+            manager: Arc::new(Mutex::new(authorized.manager)),
+            reauthorization: Arc::new(authorized.reauthorization),
             server: server.into(),
             url: url.into(),
         }
@@ -48,23 +54,38 @@ impl BearerTokens {
     /// # Errors
     /// No new token can be had: the message says to log in again.
     pub(crate) async fn after_refusal(&self, sent: &str) -> Result<String, String> {
-        let manager = self.manager.lock().await;
-        let stored = manager
-            .get_access_token()
-            .await
-            .map_err(|error| self.explain(error))?;
-        if stored != sent {
-            return Ok(stored);
+        let refreshed = {
+            let manager = self.manager.lock().await;
+            let stored = manager.get_access_token().await;
+            if let Ok(stored) = &stored
+                && stored != sent
+            {
+                return Ok(stored.clone());
+            }
+            manager.refresh_token().await
+        };
+        match refreshed {
+            Ok(tokens) if tokens.access_token().secret() != sent => {
+                Ok(tokens.access_token().secret().clone())
+            }
+            Ok(_) => Err(self.login_needed()),
+            // No refresh token: a machine client asks for a new one.
+            Err(error) => match self.reauthorization.renew(&self.manager).await {
+                Ok(()) => self.current().await,
+                Err(Some(reason)) => Err(reason),
+                Err(None) => Err(self.explain(error)),
+            },
         }
-        let refreshed = manager
-            .refresh_token()
-            .await
-            .map_err(|error| self.explain(error))?;
-        let fresh = refreshed.access_token().secret().clone();
-        if fresh == sent {
-            return Err(self.login_needed());
-        }
-        Ok(fresh)
+    }
+
+    /// After a 403: the `insufficient_scope` refusal it is, if it is one.
+    fn insufficient_scope(&self, response: &Response) -> Option<InsufficientScopeError> {
+        let header = response.headers().get(WWW_AUTHENTICATE)?.to_str().ok()?;
+        let base = Url::parse(&self.url).ok()?;
+        let params = WWWAuthenticateParams::parse(header, &base);
+        params
+            .is_insufficient_scope()
+            .then(|| InsufficientScopeError::new(header.to_owned(), params.scope))
     }
 
     /// What to do when the server refuses every token toolhost can get.
@@ -91,7 +112,9 @@ pub(crate) enum Failure {
 }
 
 /// Sends what `build` makes, with the access token of `tokens` when there is a login; a 401
-/// gets one more try with a refreshed token, and a second 401 says to log in again.
+/// gets one more try with a refreshed (or new) token, and a second 401 says to log in again;
+/// a 403 `insufficient_scope` gets one more try with a token holding the scopes it names
+/// (a step-up, or a machine client's new token), and otherwise is the answer.
 pub(crate) async fn send_with_token(
     tokens: Option<&BearerTokens>,
     build: impl Fn() -> RequestBuilder,
@@ -99,23 +122,37 @@ pub(crate) async fn send_with_token(
     let Some(tokens) = tokens else {
         return build().send().await.map_err(Failure::Http);
     };
+    let send = |token: String| build().bearer_auth(token).send();
+    let sent_in = tokens.reauthorization.generation();
     let token = tokens.current().await.map_err(Failure::Token)?;
-    let response = build()
-        .bearer_auth(&token)
-        .send()
-        .await
-        .map_err(Failure::Http)?;
-    if response.status() != StatusCode::UNAUTHORIZED {
-        return Ok(response);
-    }
-    let fresh = tokens.after_refusal(&token).await.map_err(Failure::Token)?;
-    let response = build()
-        .bearer_auth(&fresh)
-        .send()
-        .await
-        .map_err(Failure::Http)?;
+    let mut response = send(token.clone()).await.map_err(Failure::Http)?;
     if response.status() == StatusCode::UNAUTHORIZED {
-        return Err(Failure::Token(tokens.login_needed()));
+        let fresh = tokens.after_refusal(&token).await.map_err(Failure::Token)?;
+        response = send(fresh).await.map_err(Failure::Http)?;
+        if response.status() == StatusCode::UNAUTHORIZED {
+            return Err(Failure::Token(tokens.login_needed()));
+        }
+    }
+    if response.status() == StatusCode::FORBIDDEN
+        && let Some(refused) = tokens.insufficient_scope(&response)
+    {
+        match tokens
+            .reauthorization
+            .more_scopes(&tokens.manager, &refused, sent_in)
+            .await
+        {
+            Ok(()) => {
+                let fresh = tokens.current().await.map_err(Failure::Token)?;
+                response = send(fresh).await.map_err(Failure::Http)?;
+                if response.status() == StatusCode::FORBIDDEN
+                    && let Some(again) = tokens.insufficient_scope(&response)
+                    && let Some(why) = tokens.reauthorization.still_refused(&again).await
+                {
+                    tracing::warn!("{why}");
+                }
+            }
+            Err(reason) => tracing::warn!("{reason}"),
+        }
     }
     Ok(response)
 }

@@ -10,12 +10,13 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
-use rmcp::transport::auth::AuthClient;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
+    InsufficientScopeError, SseError, StreamableHttpClient, StreamableHttpError,
+    StreamableHttpPostResponse, StreamableHttpResponseLimits,
 };
 use sse_stream::Sse;
+use tokio::sync::Mutex;
 
 use super::client_credentials::MachineClient;
 use super::step_up::StepUp;
@@ -27,6 +28,52 @@ pub(crate) enum Reauthorization {
     StepUp(StepUp),
     /// A machine client: a 401 or a 403 gets a new token ([`MachineClient`]).
     Machine(MachineClient),
+}
+
+impl Reauthorization {
+    /// Read before a request is sent: the step-ups completed so far (a request refused before
+    /// the last one is sent again with its token rather than starting another).
+    pub(crate) fn generation(&self) -> u64 {
+        match self {
+            Self::StepUp(step_up) => step_up.generation(),
+            Self::Machine(_) => 0,
+        }
+    }
+
+    /// A new token with the scopes a 403 `insufficient_scope` (`refused`, answered to a
+    /// request sent at `sent_in`) names: `Ok` when the request should be sent again, else why
+    /// not.
+    pub(crate) async fn more_scopes(
+        &self,
+        manager: &Mutex<AuthorizationManager>,
+        refused: &InsufficientScopeError,
+        sent_in: u64,
+    ) -> Result<(), String> {
+        match self {
+            Self::StepUp(step_up) => step_up.authorize(manager, refused, sent_in).await,
+            Self::Machine(machine) => machine.more_scopes(manager, refused).await,
+        }
+    }
+
+    /// What to say when a request is refused again right after [`Self::more_scopes`].
+    pub(crate) async fn still_refused(&self, refused: &InsufficientScopeError) -> Option<String> {
+        match self {
+            Self::StepUp(step_up) => Some(step_up.still_refused(refused).await),
+            Self::Machine(_) => None,
+        }
+    }
+
+    /// A new token after a 401 that a refresh did not answer: a machine client gets one;
+    /// a user's login cannot (`Err(None)`: the caller's message, to log in, stands).
+    pub(crate) async fn renew(
+        &self,
+        manager: &Mutex<AuthorizationManager>,
+    ) -> Result<(), Option<String>> {
+        match self {
+            Self::StepUp(_) => Err(None),
+            Self::Machine(machine) => machine.renew(manager).await.map_err(Some),
+        }
+    }
 }
 
 /// rmcp's [`AuthClient`] (tokens, refresh, one retry on a 401), and what rmcp leaves to the
@@ -59,47 +106,36 @@ where
         Fut: Future<Output = Result<T, StreamableHttpError<C::Error>>>,
     {
         let manager = &self.inner.auth_manager;
-        match &*self.how {
-            Reauthorization::StepUp(step_up) => {
-                let sent_in = step_up.generation();
+        let sent_in = self.how.generation();
+        match call().await {
+            Err(StreamableHttpError::InsufficientScope(refused)) => {
+                if let Err(reason) = self.how.more_scopes(manager, &refused, sent_in).await {
+                    tracing::warn!("{reason}");
+                    return Err(StreamableHttpError::InsufficientScope(refused));
+                }
                 match call().await {
-                    Err(StreamableHttpError::InsufficientScope(refused)) => {
-                        if let Err(reason) = step_up.authorize(manager, &refused, sent_in).await {
-                            tracing::warn!("{reason}");
-                            return Err(StreamableHttpError::InsufficientScope(refused));
+                    Err(StreamableHttpError::InsufficientScope(again)) => {
+                        if let Some(why) = self.how.still_refused(&again).await {
+                            tracing::warn!("{why}");
                         }
-                        match call().await {
-                            Err(StreamableHttpError::InsufficientScope(again)) => {
-                                tracing::warn!("{}", step_up.still_refused(&again).await);
-                                Err(StreamableHttpError::InsufficientScope(again))
-                            }
-                            other => other,
-                        }
+                        Err(StreamableHttpError::InsufficientScope(again))
                     }
                     other => other,
                 }
             }
-            Reauthorization::Machine(machine) => match call().await {
-                Err(StreamableHttpError::AuthRequired(refused)) => {
-                    match machine.renew(manager).await {
-                        Ok(()) => call().await,
-                        Err(reason) => {
+            // rmcp refreshed once already; a machine client can still get a new token.
+            Err(StreamableHttpError::AuthRequired(refused)) => {
+                match self.how.renew(manager).await {
+                    Ok(()) => call().await,
+                    Err(reason) => {
+                        if let Some(reason) = reason {
                             tracing::warn!("{reason}");
-                            Err(StreamableHttpError::AuthRequired(refused))
                         }
+                        Err(StreamableHttpError::AuthRequired(refused))
                     }
                 }
-                Err(StreamableHttpError::InsufficientScope(refused)) => {
-                    match machine.more_scopes(manager, &refused).await {
-                        Ok(()) => call().await,
-                        Err(reason) => {
-                            tracing::warn!("{reason}");
-                            Err(StreamableHttpError::InsufficientScope(refused))
-                        }
-                    }
-                }
-                other => other,
-            },
+            }
+            other => other,
         }
     }
 }
