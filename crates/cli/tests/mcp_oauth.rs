@@ -1,28 +1,37 @@
 //! OAuth for remote MCP servers through the `toolhost` binary, against an authorization
 //! server and a protected MCP server on 127.0.0.1 written for these tests
 //! (`toolhost_test_support::OAuthServer`): `mcp login --no-browser` (the test plays the
-//! browser and pastes the redirect back), the token kept in a 0600 file and used, refreshed
+//! browser and pastes the redirect back), the token kept in a 0600 file (`mcp_oauth_store =
+//! "file"`: the keyring has its tests in `mcp_oauth_keyring.rs`) and used, refreshed
 //! when it expires, one refresh at a time when two processes race with rotating refresh
 //! tokens, `mcp list` showing the state, `mcp logout`, and the failures: a 401 without a
 //! login, dynamic registration refused, a static client, an `iss` that does not match.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/oauth_login.rs"]
+mod oauth_login;
 mod support;
 
-use std::io::{BufRead as _, BufReader, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::process::{Command, Stdio};
 
+use oauth_login::{login_through_browser, text};
 use toolhost_test_support::{
-    HomeAndWorkspace, OAuthServer, OAuthServerOptions, write_project_config,
+    HomeAndWorkspace, OAuthServer, OAuthServerOptions, write_file, write_project_config,
 };
 
 fn configure(dirs: &HomeAndWorkspace, server: &OAuthServer) {
+    keep_tokens_in_the_file(dirs);
     write_project_config(
         &dirs.workspace,
         &format!("[mcp_servers.prot]\nurl = {:?}\n", server.mcp_url()),
     );
+}
+
+/// These tests check the 0600 file, whatever keyring the machine has.
+fn keep_tokens_in_the_file(dirs: &HomeAndWorkspace) {
+    write_file(dirs.user_config(), "mcp_oauth_store = \"file\"\n");
 }
 
 fn toolhost(dirs: &HomeAndWorkspace, args: &[&str]) -> std::process::Output {
@@ -31,14 +40,6 @@ fn toolhost(dirs: &HomeAndWorkspace, args: &[&str]) -> std::process::Output {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap()
-}
-
-fn text(output: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// `toolhost mcp login prot --no-browser EXTRA…`, the test acting as the browser.
@@ -52,42 +53,15 @@ fn login_with_env(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> std::process::Output {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("toolhost"))
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("toolhost"));
+    command
         .env("HOME", &dirs.home)
         .envs(env.iter().copied())
         .arg("--workspace")
         .arg(&dirs.workspace)
         .args(["mcp", "login", "prot", "--no-browser"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut seen = String::new();
-    let mut line = String::new();
-    let authorize = loop {
-        line.clear();
-        if stdout.read_line(&mut line).unwrap() == 0 {
-            break None;
-        }
-        seen.push_str(&line);
-        if let Some(url) = line.trim().strip_prefix("http://") {
-            break Some(format!("http://{url}"));
-        }
-    };
-    let mut stdin = child.stdin.take().unwrap();
-    if let Some(authorize) = authorize {
-        let redirected = server.browse(&authorize);
-        writeln!(stdin, "{redirected}").unwrap();
-    }
-    drop(stdin);
-    std::io::Read::read_to_string(&mut stdout, &mut seen).unwrap();
-    let mut output = child.wait_with_output().unwrap();
-    seen.push_str(&format!("\n[{}]\n", output.status));
-    output.stdout = seen.into_bytes();
-    output
+        .args(extra);
+    login_through_browser(command, server)
 }
 
 #[test]
@@ -148,7 +122,8 @@ fn login_keeps_a_token_that_is_used_refreshed_and_deleted_on_logout() {
     );
     let listed = toolhost(&dirs, &["mcp", "list"]);
     assert!(
-        text(&listed).contains(&format!("oauth: logged in with {}", server.issuer())),
+        text(&listed).contains(&format!("oauth: logged in with {}", server.issuer()))
+            && text(&listed).contains(&format!("kept in {}", file.display())),
         "{}",
         text(&listed)
     );
@@ -295,6 +270,7 @@ fn a_configured_static_client_logs_in_without_flags_and_refreshes_with_its_secre
     });
     let port = toolhost_test_support::free_port();
     let key = "TOOLHOST_TEST_CLIENT_SECRET";
+    keep_tokens_in_the_file(&dirs);
     write_project_config(
         &dirs.workspace,
         &format!(

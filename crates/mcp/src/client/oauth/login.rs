@@ -15,7 +15,7 @@ use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, OAuthSta
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 
-use super::store::FileCredentialStore;
+use super::store::TokenStore;
 
 /// How long `login` waits for the browser to come back.
 pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -50,7 +50,7 @@ pub struct LoginOptions {
 /// [`LOGIN_TIMEOUT`], or the callback carried an error.
 pub async fn login(
     server_url: &str,
-    store: FileCredentialStore,
+    store: TokenStore,
     options: LoginOptions,
     say: impl Fn(&str),
     paste: impl FnOnce() -> Option<String> + Send + 'static,

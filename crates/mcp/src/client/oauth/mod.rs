@@ -1,13 +1,16 @@
 //! OAuth 2.1 for remote MCP servers (`toolhost mcp login NAME`): the login flow
-//! ([`login`]), where the tokens are kept ([`store`]), and what a connection does with them.
+//! ([`login`]), where the tokens are kept ([`store`]: the OS keyring ([`os_keyring`]) or the
+//! 0600 file ([`token_file`])), and what a connection does with them.
 
 pub mod login;
+pub mod os_keyring;
 pub mod store;
+pub mod token_file;
 
 use rmcp::transport::auth::{AuthorizationManager, OAuthClientConfig};
 use toolhost_config::McpOAuth;
 
-use store::FileCredentialStore;
+use store::TokenStore;
 
 /// An authorization manager holding the logged-in credentials of `url`, ready to give access
 /// tokens (refreshing them); `None` when nobody logged in to it (the server is reached
@@ -16,19 +19,31 @@ use store::FileCredentialStore;
 /// refresh can authenticate the client.
 ///
 /// # Errors
-/// The credentials file cannot be read, the server's authorization metadata cannot be found
+/// The token store cannot be read, the server's authorization metadata cannot be found
 /// again, or the configured secret's variable is not set.
 pub(crate) async fn authorized_manager(
     url: &str,
     oauth: &McpOAuth,
 ) -> Result<Option<AuthorizationManager>, String> {
-    let Some(store) = FileCredentialStore::for_user(url) else {
+    let server_url = url.to_owned();
+    let found = tokio::task::spawn_blocking(move || {
+        // Without a store (no home folder, or `keyring` and none answers) no login can be
+        // used, but the server may need none: it is reached without a token.
+        let store = match TokenStore::for_user(&server_url) {
+            Ok(store) => store,
+            Err(why) => {
+                tracing::warn!("no OAuth login is used for {server_url}: {why}");
+                return Ok(None);
+            }
+        };
+        let stored = store.read()?;
+        Ok::<_, String>(Some((store, stored)))
+    })
+    .await
+    .map_err(|error| error.to_string())??;
+    let Some((store, stored)) = found else {
         return Ok(None);
     };
-    let reading = store.clone();
-    let stored = tokio::task::spawn_blocking(move || reading.read())
-        .await
-        .map_err(|error| error.to_string())??;
     if stored.is_none_or(|credentials| credentials.token_response.is_none()) {
         return Ok(None);
     }
