@@ -1,6 +1,8 @@
 """Sends N small `Read` calls (8 in flight) to the MCP server started by COMMAND over stdio.
 
-Usage: mcp_drive.py N -- COMMAND...
+Usage: mcp_drive.py N [TOOL ARGUMENTS_JSON] -- COMMAND...
+
+TOOL and ARGUMENTS_JSON default to `Read` of `small.txt`.
 
 No timing: it exists to run the server under a profiler (see mcp_callgrind.sh), where the
 instruction count of N calls minus that of none is the server's work for N calls.
@@ -18,7 +20,11 @@ IN_FLIGHT = 8
 
 def main() -> None:
     total = int(sys.argv[1])
-    command = sys.argv[sys.argv.index("--") + 1 :]
+    separator = sys.argv.index("--")
+    command = sys.argv[separator + 1 :]
+    tool, arguments = "Read", {"path": "small.txt"}
+    if separator == 4:
+        tool, arguments = sys.argv[2], json.loads(sys.argv[3])
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     buffer = b""
 
@@ -42,7 +48,7 @@ def main() -> None:
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "drive", "version": "1"}}})
     response()
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    call = {"name": "Read", "arguments": {"path": "small.txt"}}
+    call = {"name": tool, "arguments": arguments}
     sent = received = 0
     while received < total:
         while sent < total and sent - received < IN_FLIGHT:
@@ -51,7 +57,7 @@ def main() -> None:
         reply = response()
         received += 1
         if reply.get("error") or reply["result"].get("isError"):
-            raise SystemExit(f"the Read call failed: {reply}")
+            raise SystemExit(f"the {tool} call failed: {reply}")
     server.stdin.close()
     server.wait()
 

@@ -30,6 +30,13 @@ if ! command -v dbus-daemon >/dev/null; then
     apt-get update -qq >&2 && apt-get install -y -qq dbus-daemon >&2
 fi
 
+# The OAuth keyring tests run a real Secret Service (GNOME Keyring's daemon) on a private bus
+# and read it with libsecret's secret-tool.
+if ! command -v gnome-keyring-daemon >/dev/null || ! command -v secret-tool >/dev/null; then
+    echo "-- installing gnome-keyring and libsecret-tools from Debian's packages" >&2
+    apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends gnome-keyring libsecret-tools >&2
+fi
+
 # Pinned; reinstalled only when the pins change.
 python_packages="mcp==2.3.0 mcp-server-git==2026.10.19 openai==3.57.0 anthropic==2.16.0"
 venv="$cache/venv"

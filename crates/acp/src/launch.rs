@@ -50,6 +50,7 @@ impl AcpLaunch {
         for warning in config.warnings() {
             tracing::warn!("{warning}");
         }
+        toolhost_mcp::client::oauth::store::choose(config.mcp_oauth_store);
         if self.overrides.mode.is_none()
             && let Ok(agent) = config.agent(&self.agent)
             && let Some(mode) = agent.permission_mode

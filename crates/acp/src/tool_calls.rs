@@ -75,6 +75,7 @@ impl CallFacts {
                 Vec::new(),
             ),
             PermissionSubject::Domain(domain) => (Some(domain.clone()), Vec::new()),
+            PermissionSubject::McpServer(server) => (Some(server.name.clone()), Vec::new()),
             PermissionSubject::None => (None, Vec::new()),
         };
         let title = match detail {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
-use toolhost_config::{Config, ConfigError, ConfigSources, Overrides};
+use toolhost_config::{Config, ConfigError, ConfigSources, McpOAuthStore, Overrides};
 use toolhost_core::permission::{PermissionMode, RuleList};
 use toolhost_test_support::{HomeAndWorkspace, write_file};
 
@@ -250,6 +250,7 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
         config.show(),
         format!(
             "# files read, in order: {p}\n\
+             mcp_oauth_store = \"auto\"                 # built-in default\n\
              \n[limits]\n\
              max_result_chars = 50000                 # built-in default\n\
              \n[shell]\n\
@@ -289,6 +290,39 @@ fn show_prints_the_merged_values_and_where_they_came_from() {
              matcher = \"Bash\"\n\
              command = \"./guard.sh\"\n\
              timeout = 5\n"
+        )
+    );
+}
+
+#[test]
+fn the_oauth_token_store_is_a_top_level_key_and_a_bad_one_names_its_line() {
+    let dirs = HomeAndWorkspace::new();
+    assert_eq!(
+        toolhost_catalog::load_config(&sources(&dirs))
+            .unwrap()
+            .mcp_oauth_store,
+        McpOAuthStore::Auto
+    );
+    write_file(dirs.user_config(), "mcp_oauth_store = \"keyring\"\n");
+    write_file(
+        dirs.project_config(),
+        "\nmcp_oauth_store = \"file\"\n\n[limits]\nmax_result_chars = 10\n",
+    );
+    let config = toolhost_catalog::load_config(&sources(&dirs)).unwrap();
+    assert_eq!(config.mcp_oauth_store, McpOAuthStore::File);
+    assert_eq!(
+        config.source_of("mcp_oauth_store"),
+        Some(format!("{}:2", dirs.project_config().display()).as_str())
+    );
+
+    let (path, message) = load_error("config.toml", "mcp_oauth_store = \"vault\"\n");
+    assert_eq!(
+        message,
+        format!(
+            "invalid config file {}: line 1: mcp_oauth_store = \"vault\" is not a token store: \
+             give \"auto\" (the OS keyring when one answers, else the file), \"keyring\" or \
+             \"file\"",
+            path.display()
         )
     );
 }

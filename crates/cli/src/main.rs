@@ -156,6 +156,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     for warning in config.warnings() {
         tracing::warn!("{warning}");
     }
+    toolhost_mcp::client::oauth::store::choose(config.mcp_oauth_store);
     // `--agent NAME` runs in its definition's permissionMode unless `--mode` names one: the
     // user chose that agent, as with Claude Code's `--agent`.
     if cli.mode.is_none()

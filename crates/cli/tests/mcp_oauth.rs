@@ -1,7 +1,8 @@
 //! OAuth for remote MCP servers through the `toolhost` binary, against an authorization
 //! server and a protected MCP server on 127.0.0.1 written for these tests
 //! (`toolhost_test_support::OAuthServer`): `mcp login --no-browser` (the test plays the
-//! browser and pastes the redirect back), the token kept in a 0600 file and used, refreshed
+//! browser and pastes the redirect back), the token kept in a 0600 file (`mcp_oauth_store =
+//! "file"`: the keyring has its tests in `mcp_oauth_keyring.rs`) and used, refreshed
 //! when it expires, one refresh at a time when two processes race with rotating refresh
 //! tokens, `mcp list` showing the state, `mcp logout`, and the failures: a 401 without a
 //! login, dynamic registration refused, a static client, an `iss` that does not match; and
@@ -15,7 +16,8 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::process::{Command, Stdio};
 
 use support::oauth::{
-    approving_browser, configure, login, login_with_env, text, toolhost, toolhost_with_env,
+    approving_browser, configure, keep_tokens_in_the_file, login, login_with_env, text, toolhost,
+    toolhost_with_env,
 };
 use toolhost_test_support::{
     HomeAndWorkspace, OAuthServer, OAuthServerOptions, write_project_config,
@@ -79,7 +81,8 @@ fn login_keeps_a_token_that_is_used_refreshed_and_deleted_on_logout() {
     );
     let listed = toolhost(&dirs, &["mcp", "list"]);
     assert!(
-        text(&listed).contains(&format!("oauth: logged in with {}", server.issuer())),
+        text(&listed).contains(&format!("oauth: logged in with {}", server.issuer()))
+            && text(&listed).contains(&format!("kept in {}", file.display())),
         "{}",
         text(&listed)
     );
@@ -208,6 +211,7 @@ fn a_configured_static_client_logs_in_without_flags_and_refreshes_with_its_secre
     });
     let port = toolhost_test_support::free_port();
     let key = "TOOLHOST_TEST_CLIENT_SECRET";
+    keep_tokens_in_the_file(&dirs);
     write_project_config(
         &dirs.workspace,
         &format!(
@@ -293,6 +297,7 @@ fn a_refresh_answered_without_a_new_refresh_token_keeps_the_old_one() {
 fn a_legacy_sse_server_uses_the_login_and_refreshes_on_a_401() {
     let dirs = HomeAndWorkspace::new();
     let server = OAuthServer::start(OAuthServerOptions::default());
+    keep_tokens_in_the_file(&dirs);
     write_project_config(
         &dirs.workspace,
         &format!(
@@ -350,6 +355,7 @@ fn a_legacy_sse_server_steps_up_on_a_403() {
         call_scope: Some("write".to_owned()),
         ..OAuthServerOptions::default()
     });
+    keep_tokens_in_the_file(&dirs);
     write_project_config(
         &dirs.workspace,
         &format!(
@@ -382,6 +388,7 @@ fn a_machine_client_of_a_legacy_sse_server_gets_a_new_token_on_a_401() {
         ..OAuthServerOptions::default()
     });
     let key = "TOOLHOST_TEST_MACHINE_SECRET";
+    keep_tokens_in_the_file(&dirs);
     write_project_config(
         &dirs.workspace,
         &format!(

@@ -134,3 +134,80 @@ fn resource_tools_ask_like_every_mcp_tool_and_deny_rules_hold() {
         .success()
         .stdout(predicate::str::contains("\"server\":\"ev\""));
 }
+
+/// Two configured servers, `ev` and `docs`, both the everything server.
+fn with_two_servers(dir: &std::path::Path) {
+    let entry = npm_entry_point("@modelcontextprotocol/server-everything")
+        .display()
+        .to_string();
+    let server = |name: &str| {
+        format!(
+            "[mcp_servers.{name}]\ncommand = {:?}\nargs = [{entry:?}, \"stdio\"]\n",
+            node()
+        )
+    };
+    write_project_config(dir, &(server("ev") + &server("docs")));
+}
+
+/// The servers named by the entries of a listing.
+fn servers_listed(listed: &Value) -> std::collections::BTreeSet<String> {
+    listed["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["server"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_servers_rules_decide_the_resource_calls_that_reach_it() {
+    let dir = tempfile::tempdir().unwrap();
+    with_two_servers(dir.path());
+    let read_docs =
+        r#"{"server": "docs", "uri": "demo://resource/static/document/architecture.md"}"#;
+    let read_ev = r#"{"server": "ev", "uri": "demo://resource/static/document/architecture.md"}"#;
+
+    // `mcp__docs` denies reading docs' resources as it denies its tools, whatever allows the
+    // resource tool itself.
+    toolhost(dir.path())
+        .args(["call", "read_mcp_resource", read_docs])
+        .args(["--allow", "read_mcp_resource", "--deny", "mcp__docs"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("mcp__docs"));
+    // A listing of every server leaves docs out, and lists the other.
+    let output = toolhost(dir.path())
+        .args(["call", "list_mcp_resources", "{}"])
+        .args(["--allow", "list_mcp_resources", "--deny", "mcp__docs"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(servers_listed(&listed), ["ev".to_owned()].into());
+    // ... as does a deny rule naming the server in the tool's specifier.
+    let output = toolhost(dir.path())
+        .args(["call", "list_mcp_resources", "{}"])
+        .args(["--allow", "list_mcp_resources"])
+        .args(["--deny", "list_mcp_resources(ev)"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(servers_listed(&listed), ["docs".to_owned()].into());
+
+    // Allow rules: `mcp__docs` lets docs' resources be read without asking (nobody can be
+    // asked here), and `read_mcp_resource(docs)` does too; neither lets ev's through.
+    for rule in ["mcp__docs", "read_mcp_resource(docs)"] {
+        toolhost(dir.path())
+            .args(["call", "read_mcp_resource", read_docs, "--allow", rule])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(
+                "[resource demo://resource/static/document/",
+            ));
+        toolhost(dir.path())
+            .args(["call", "read_mcp_resource", read_ev, "--allow", rule])
+            .assert()
+            .failure();
+    }
+}

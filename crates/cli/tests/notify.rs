@@ -5,54 +5,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/session_bus.rs"]
+mod session_bus;
 mod support;
 
 use std::collections::HashMap;
-use std::io::BufRead as _;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
+use session_bus::SessionBus;
 use toolhost_test_support::HomeAndWorkspace;
-
-/// A private session bus; stopped when dropped.
-struct SessionBus {
-    child: Child,
-    address: String,
-}
-
-impl SessionBus {
-    fn start(folder: &std::path::Path) -> Self {
-        let mut child = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", "--print-address"])
-            .arg(format!(
-                "--address=unix:path={}",
-                folder.join("bus").display()
-            ))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|error| {
-                panic!(
-                    "cannot start dbus-daemon ({error}): install Debian's dbus-daemon package \
-                     (tests/mcp-clients/setup.sh does)"
-                )
-            });
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let address = line.trim().to_owned();
-        assert!(address.starts_with("unix:"), "dbus-daemon printed {line:?}");
-        Self { child, address }
-    }
-}
-
-impl Drop for SessionBus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// What a notification server was sent: (app name, summary, body).
 type Calls = Arc<Mutex<Vec<(String, String, String)>>>;

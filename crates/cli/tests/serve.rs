@@ -107,6 +107,63 @@ fn yes_allows_calls_that_need_confirmation_when_the_client_cannot_ask() {
 }
 
 #[test]
+fn a_request_longer_than_the_read_buffer_is_served_whole() {
+    use std::io::{BufRead as _, Write as _};
+    // A Write of 220 kB is one line over three times the 64 KiB that serve looks at for
+    // tools/call requests; the line after it must still be read.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let content: String = (0..20_000).map(|n| format!("line {n:05}\n")).collect();
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "Write", "arguments": {"path": "big.txt", "content": content}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "Read", "arguments": {"path": "a.txt"}}}),
+    ]
+    .iter()
+    .map(|message| format!("{message}\n"))
+    .collect::<String>();
+    // Stdin stays open until the replies are in: a client that hangs up does not wait for
+    // them.
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .arg("--workspace")
+        .arg(dir.path())
+        .args(["serve", "--yes"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = serve.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    let mut lines = std::io::BufReader::new(serve.stdout.take().unwrap()).lines();
+    let mut stdout = Vec::new();
+    for _ in 0..3 {
+        let line = lines.next().expect("serve ended early").unwrap();
+        stdout.extend_from_slice(line.as_bytes());
+        stdout.push(b'\n');
+    }
+    drop(stdin);
+    assert!(serve.wait().unwrap().success());
+    let replies = messages(&stdout);
+    assert_eq!(replies[1]["result"]["isError"], false, "{replies:#?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("big.txt")).unwrap(),
+        content
+    );
+    assert!(
+        replies[2]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("alpha"),
+        "{replies:#?}"
+    );
+}
+
+#[test]
 fn a_non_loopback_address_without_a_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     Command::cargo_bin("toolhost")

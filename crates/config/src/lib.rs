@@ -23,7 +23,8 @@
 //! entries) and WebSearch's service ([`WebConfig`]).
 //!
 //! MCP servers also come from Claude Code's `<workspace>/.mcp.json`, read before the TOML
-//! layers.
+//! layers. The top-level `mcp_oauth_store` says where OAuth logins keep their tokens
+//! ([`McpOAuthStore`]).
 //!
 //! A file that does not parse, an unknown key, a bad rule, mode or hook matcher stops the
 //! command with a [`ConfigError`] naming the file, the line and the problem.
@@ -61,7 +62,7 @@ pub use agents::{
 pub use effort::ReasoningEffort;
 pub use load::{ConfigSources, Overrides, user_config_path, workspace_config_paths};
 pub use mcp::{CLAUDE_MCP_JSON, ClaudeServers, Lookup, claude_mcp_json, claude_mcp_server};
-pub use mcp_server::{McpOAuth, McpOAuthGrant, McpServerConfig, McpTransport};
+pub use mcp_server::{McpOAuth, McpOAuthGrant, McpOAuthStore, McpServerConfig, McpTransport};
 pub use providers::{
     AgentSettings, Api, CONVENTIONAL_PROVIDERS, ProviderEntry, ProviderTimeouts, Temperature,
     check_base_url,
@@ -85,6 +86,8 @@ pub struct Config {
     pub shell: ShellConfig,
     /// `[custom_tools]`: where to find JavaScript/TypeScript tools, and their limits.
     pub custom_tools: CustomToolsConfig,
+    /// `mcp_oauth_store` (top level): where `toolhost mcp login` keeps OAuth tokens.
+    pub mcp_oauth_store: McpOAuthStore,
     /// `[mcp_servers.NAME]` and the servers of Claude Code's `.mcp.json`, by name (a later
     /// layer's entry replaces an earlier one of the same name).
     pub mcp_servers: BTreeMap<String, McpServerConfig>,

@@ -55,6 +55,7 @@ pub fn workspace_config_paths(workspace: &Path) -> [PathBuf; 2] {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct FileConfig {
+    mcp_oauth_store: Option<Spanned<String>>,
     limits: FileLimits,
     permissions: FilePermissions,
     hooks: FileHooks,
@@ -226,6 +227,14 @@ impl Config {
             )
         })?;
 
+        if let Some(store) = file.mcp_oauth_store {
+            self.mcp_oauth_store = store
+                .get_ref()
+                .parse()
+                .map_err(|message| invalid(Some(store.span().start), message))?;
+            self.sources
+                .insert("mcp_oauth_store", origin(store.span().start));
+        }
         if let Some(value) = file.tools.defer_threshold {
             self.tools.defer_threshold = Some(*value.get_ref());
             self.sources

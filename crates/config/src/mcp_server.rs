@@ -80,6 +80,51 @@ pub enum McpOAuthGrant {
     ClientCredentials,
 }
 
+/// Where `toolhost mcp login` keeps the OAuth tokens of remote servers: the top-level
+/// `mcp_oauth_store` (as Codex's `mcp_oauth_credentials_store`). One choice for the user, not
+/// per server: the tokens are the user's, whichever server they open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum McpOAuthStore {
+    /// `"auto"`: the OS keyring when one answers, else the 0600 file.
+    #[default]
+    Auto,
+    /// `"keyring"`: the OS keyring (the Secret Service on Linux, the Keychain on macOS, the
+    /// Credential Manager on Windows), or an error saying why there is none.
+    Keyring,
+    /// `"file"`: `~/.toolhost/mcp-oauth.json` only (mode 0600); the keyring is never touched.
+    File,
+}
+
+impl McpOAuthStore {
+    /// Every choice, in the order the configuration reference gives them.
+    pub const ALL: [Self; 3] = [Self::Auto, Self::Keyring, Self::File];
+
+    /// The value written in a configuration file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Keyring => "keyring",
+            Self::File => "file",
+        }
+    }
+}
+
+impl std::str::FromStr for McpOAuthStore {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|choice| choice.as_str() == value)
+            .ok_or_else(|| {
+                format!(
+                    "mcp_oauth_store = {value:?} is not a token store: give \"auto\" (the OS \
+                     keyring when one answers, else the file), \"keyring\" or \"file\""
+                )
+            })
+    }
+}
+
 impl McpServerConfig {
     /// A server with this name and transport and every default.
     pub fn new(name: impl Into<String>, transport: McpTransport) -> Self {

@@ -22,6 +22,15 @@ pub(super) fn render(config: &Config) -> String {
             .join(", ")
     };
     let _ = writeln!(out, "# files read, in order: {files}");
+    // A top-level key: above the first table, or TOML would read it as the table's.
+    line(
+        &mut out,
+        &format!(
+            "mcp_oauth_store = {}",
+            quote(config.mcp_oauth_store.as_str())
+        ),
+        config.source_of("mcp_oauth_store"),
+    );
 
     out.push_str("\n[limits]\n");
     match config.limits.max_result_chars {

@@ -7,13 +7,19 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
+/// The heading of the keys outside any table.
+const TOP_LEVEL: &str = "## Top-level keys";
+
 /// The reference's keys: each table row's first cell (`` `key` ``) under the tables its section
-/// heading names (`` ## `[providers.NAME]` ``, or several `` `[[hooks.X]]` `` in one heading).
+/// heading names (`` ## `[providers.NAME]` ``, or several `` `[[hooks.X]]` `` in one heading),
+/// or alone under [`TOP_LEVEL`].
 fn documented_keys(reference: &str) -> BTreeSet<String> {
     let mut tables: Vec<String> = Vec::new();
     let mut keys = BTreeSet::new();
     for line in reference.lines() {
-        if line.starts_with("## ") {
+        if line == TOP_LEVEL {
+            tables = vec![String::new()];
+        } else if line.starts_with("## ") {
             tables = line
                 .split('`')
                 .skip(1)
@@ -28,7 +34,11 @@ fn documented_keys(reference: &str) -> BTreeSet<String> {
                 continue;
             }
             for table in &tables {
-                keys.insert(format!("{table}.{key}"));
+                keys.insert(if table.is_empty() {
+                    key.to_owned()
+                } else {
+                    format!("{table}.{key}")
+                });
             }
         }
     }
@@ -57,9 +67,9 @@ fn the_configuration_reference_lists_every_key_and_no_other() {
 #[test]
 fn a_section_heading_names_the_tables_of_its_rows() {
     let keys = documented_keys(
-        "## `[[hooks.A]]`, `[[hooks.B]]`\n\n| key |\n|---|\n| `matcher` | x |\n## `[web]`\n| `timeout` | 30 |\n",
+        "## Top-level keys\n| `store` | x |\n## `[[hooks.A]]`, `[[hooks.B]]`\n\n| key |\n|---|\n| `matcher` | x |\n## `[web]`\n| `timeout` | 30 |\n",
     );
-    let expected: BTreeSet<String> = ["hooks.A.matcher", "hooks.B.matcher", "web.timeout"]
+    let expected: BTreeSet<String> = ["store", "hooks.A.matcher", "hooks.B.matcher", "web.timeout"]
         .map(str::to_owned)
         .into();
     assert_eq!(keys, expected);

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use crate::content::ToolUpdate;
 use crate::pipeline::authorize::Authorizer;
 use crate::session::SessionInfo;
-use crate::subject::{ExplicitAllow, PathFilter, PermissionSubject, SubjectPath};
+use crate::subject::{ExplicitAllow, McpServerSubject, PathFilter, PermissionSubject, SubjectPath};
 
 /// Receives a tool's partial results while it runs (R2's `on_update`).
 pub type UpdateSink = Arc<dyn Fn(ToolUpdate) + Send + Sync>;
@@ -84,6 +84,14 @@ impl ToolContext {
             .is_none_or(|filter| filter.allows(path))
     }
 
+    /// Whether the call may read or report what the MCP server `server` holds, found while it
+    /// runs (one server of all those a listing asks).
+    pub fn allows_mcp_server(&self, server: &McpServerSubject) -> bool {
+        self.path_filter
+            .as_ref()
+            .is_none_or(|filter| filter.allows_mcp_server(server))
+    }
+
     /// The same context with the rules that allow subjects by name (the pipeline sets it from
     /// its [`crate::Authorizer::explicit_allow`]).
     #[must_use]
@@ -119,7 +127,9 @@ impl ToolContext {
 
     /// Whether some paths may be refused, so that a walk can skip building subjects otherwise.
     pub fn filters_paths(&self) -> bool {
-        self.path_filter.is_some()
+        self.path_filter
+            .as_ref()
+            .is_some_and(|filter| filter.filters_paths())
     }
 
     /// The id of this tool call.

@@ -101,7 +101,9 @@ pub use pipeline::truncate::{DEFAULT_MAX_CHARS, TRUNCATION_TAG, truncate_head_ta
 pub use registry::{ToolRegistry, ToolRegistryBuilder};
 pub use session::{SessionEvent, SessionInfo, SessionListenerFailure, SessionState};
 pub use spec::{ForwardedDefinition, Sensitivity, ToolAnnotations, ToolSpec, schema_for_params};
-pub use subject::{ExplicitAllow, PathFilter, PermissionSubject, ShellSubject, SubjectPath};
+pub use subject::{
+    ExplicitAllow, McpServerSubject, PathFilter, PermissionSubject, ShellSubject, SubjectPath,
+};
 pub use tool::{Tool, TypedTool};
 
 /// The README's examples compile and run as doc tests.

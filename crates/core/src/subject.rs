@@ -19,6 +19,10 @@ pub enum PermissionSubject {
     Paths(Vec<SubjectPath>),
     /// The host a web call reaches.
     Domain(String),
+    /// The MCP server whose data a call reaches (the resource tools, which serve every
+    /// server): `mcp__server` rules name the call as they name that server's own tools, and
+    /// `Tool(server)` rules name it by the server's name.
+    McpServer(McpServerSubject),
 }
 
 impl PermissionSubject {
@@ -26,6 +30,16 @@ impl PermissionSubject {
     pub fn is_none(&self) -> bool {
         matches!(self, Self::None)
     }
+}
+
+/// An MCP server as rules name it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct McpServerSubject {
+    /// The server's configured name.
+    pub name: String,
+    /// The server part of its tools' names (`mcp__<segment>__tool`), which `mcp__server`
+    /// rules are written with.
+    pub segment: String,
 }
 
 /// One path a call touches, in the two forms path rules are written in.
@@ -77,6 +91,17 @@ impl SubjectPath {
 pub trait PathFilter: Send + Sync {
     /// Whether the call may read or report `path`.
     fn allows(&self, path: &SubjectPath) -> bool;
+
+    /// Whether the call may read or report what `server` holds (a resource tool listing every
+    /// server's resources skips a server that rules refuse).
+    fn allows_mcp_server(&self, _server: &McpServerSubject) -> bool {
+        true
+    }
+
+    /// Whether [`Self::allows`] may refuse some path (a walk builds subjects only then).
+    fn filters_paths(&self) -> bool {
+        true
+    }
 }
 
 /// Which subjects the user allowed by name, for tools that refuse something by default unless

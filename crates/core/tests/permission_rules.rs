@@ -6,33 +6,12 @@
 mod support;
 
 use pretty_assertions::assert_eq;
-use support::{paths, spec_like};
+use support::{decide, paths, rules, spec_like};
 use toolhost_core::permission::{
     Decision, DecisionInput, PermissionMode, PermissionRule, RuleList, RuleSet, ToolSelection,
     evaluate, suggested_rules,
 };
 use toolhost_core::{PermissionSubject, Sensitivity, ShellSubject};
-
-fn rules(list: RuleList, texts: &[&str]) -> RuleSet {
-    let mut set = RuleSet::new();
-    for text in texts {
-        set.push(list, PermissionRule::parse(text).unwrap());
-    }
-    set
-}
-
-fn decide(tool: &str, rules: &RuleSet, subject: PermissionSubject) -> Decision {
-    let spec = spec_like(tool);
-    evaluate(DecisionInput {
-        mode: PermissionMode::Default,
-        rules,
-        session_allow: &[],
-        spec: &spec,
-        subject: &subject,
-        hook: None,
-    })
-    .decision
-}
 
 /// A shell subject as the Bash tool reports it: the argv of every simple command.
 fn shell(commands: &[&[&str]]) -> PermissionSubject {

@@ -40,6 +40,7 @@ pub mod client;
 mod error;
 pub mod provider;
 mod server;
+mod typed_lines;
 
 pub use client::{McpClients, McpServerConfig, McpStartup, McpTransport};
 pub use error::ServeError;

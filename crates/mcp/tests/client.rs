@@ -285,7 +285,7 @@ async fn an_oversized_result_is_truncated_like_any_tool() {
     let result = registry
         .execute("1", "mcp__fs__read_text_file", json!({"path": path}))
         .await;
-    assert!(result.truncated, "truncated");
+    assert!(result.truncated, "truncated: {}", result.text());
     let text = result.text();
     assert!(
         text.len() < 3_000 && text.contains("line 0") && text.contains("line 4999"),

@@ -7,6 +7,7 @@ use toolhost_config::Config;
 use toolhost_core::ToolRegistry;
 use toolhost_exec::{ProcessSpec, SandboxStatus, sandbox_support};
 use toolhost_mcp::McpClients;
+use toolhost_mcp::client::oauth::store::where_user_tokens_are_kept;
 
 use super::doctor_check::{Check, Status};
 
@@ -49,7 +50,8 @@ pub async fn run(
         name: "agents",
         detail: format!("{agents} defined (toolhost agents list shows them)"),
     });
-    checks.extend(mcp_checks(mcp, config));
+    checks.extend(mcp_checks(mcp, config).await);
+    checks.extend(oauth_store_check(config).await);
     checks.push(super::doctor_remote::provider_check(config).await);
     checks.push(super::doctor_remote::sessions_check(config, home));
     for check in &checks {
@@ -69,17 +71,23 @@ pub async fn run(
 
 /// One line per configured MCP server: started (with how many tools), failed (a warning:
 /// the other tools work; a `required` one fails), or disabled; a remote server's line ends
-/// with its OAuth state (as `mcp list` shows it).
-fn mcp_checks(mcp: &McpClients, config: &Config) -> Vec<Check> {
+/// with its OAuth state and the store holding its tokens (as `mcp list` shows it).
+async fn mcp_checks(mcp: &McpClients, config: &Config) -> Vec<Check> {
     let report = mcp.start_report();
-    let auth = |server: &str| {
-        config
-            .mcp_servers
-            .get(server)
-            .and_then(super::mcp_login::auth_state)
-            .map(|state| format!(" [{state}]"))
-            .unwrap_or_default()
-    };
+    let mut states = std::collections::BTreeMap::new();
+    let servers = report
+        .started
+        .iter()
+        .map(|(server, _)| server)
+        .chain(report.failures.iter().map(|failure| &failure.server));
+    for server in servers {
+        if let Some(configured) = config.mcp_servers.get(server)
+            && let Some(state) = super::mcp_login::auth_state(configured).await
+        {
+            states.insert(server.clone(), format!(" [{state}]"));
+        }
+    }
+    let auth = |server: &str| states.get(server).cloned().unwrap_or_default();
     let started = report.started.iter().map(|(server, tools)| Check {
         status: Status::Ok,
         name: "mcp",
@@ -116,6 +124,35 @@ fn mcp_checks(mcp: &McpClients, config: &Config) -> Vec<Check> {
         detail: format!("{server}: disabled (enabled = false)"),
     });
     started.chain(failed).chain(disabled).collect()
+}
+
+/// Where OAuth logins keep their tokens (`mcp_oauth_store`), when a remote server is
+/// configured: the keyring, or the file and why; a failure when `keyring` was chosen and
+/// none answers.
+async fn oauth_store_check(config: &Config) -> Option<Check> {
+    let remote = config
+        .mcp_servers
+        .values()
+        .any(|server| matches!(server.transport, toolhost_mcp::McpTransport::Http { .. }));
+    if !remote {
+        return None;
+    }
+    let choice = config.mcp_oauth_store.as_str();
+    let store = tokio::task::spawn_blocking(where_user_tokens_are_kept)
+        .await
+        .unwrap_or_else(|error| Err(error.to_string()));
+    Some(match store {
+        Ok(kept) => Check {
+            status: Status::Ok,
+            name: "oauth",
+            detail: format!("tokens kept {kept} (mcp_oauth_store = \"{choice}\")"),
+        },
+        Err(error) => Check {
+            status: Status::Fail,
+            name: "oauth",
+            detail: error,
+        },
+    })
 }
 
 /// Whether a server refused toolhost for want of credentials (HTTP 401 or 403).

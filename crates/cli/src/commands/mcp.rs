@@ -44,7 +44,8 @@ pub enum McpCommand {
         name: String,
     },
     /// Log in to a remote server with OAuth (a browser, or `--no-browser` to paste the
-    /// redirect back); the tokens are kept in ~/.toolhost/mcp-oauth.json.
+    /// redirect back); the tokens are kept in the OS keyring or ~/.toolhost/mcp-oauth.json, as
+    /// `mcp_oauth_store` says.
     Login(LoginArgs),
     /// Delete the OAuth tokens of a remote server.
     Logout {
@@ -123,7 +124,7 @@ pub async fn run(
             let user = config.mcp_servers.values().map(|server| (None, server));
             for (owner, server) in user.chain(direct) {
                 let mut state = if server.enabled { "" } else { "  (disabled)" }.to_owned();
-                if let Some(auth) = super::mcp_login::auth_state(server) {
+                if let Some(auth) = super::mcp_login::auth_state(server).await {
                     state.push_str(&format!("  [{auth}]"));
                 }
                 let owner = owner
@@ -179,7 +180,9 @@ pub async fn run(
             let server = find(config, agent, args.name())?.clone();
             super::mcp_login::run_login(&server, args).await
         }
-        McpCommand::Logout { name } => super::mcp_login::run_logout(find(config, agent, &name)?),
+        McpCommand::Logout { name } => {
+            super::mcp_login::run_logout(find(config, agent, &name)?).await
+        }
         McpCommand::Add(args) => add(&config_file(workspace), args),
         McpCommand::Remove { name } => remove(&config_file(workspace), config, &name),
         McpCommand::Test { name } => {

@@ -8,7 +8,7 @@ use clap::Args;
 use toolhost_config::McpOAuthGrant;
 use toolhost_mcp::client::oauth::login::{LoginOptions, browser_available, login};
 use toolhost_mcp::client::oauth::machine_login;
-use toolhost_mcp::client::oauth::store::{FileCredentialStore, describe};
+use toolhost_mcp::client::oauth::store::{TokenStore, describe};
 use toolhost_mcp::{McpServerConfig, McpTransport};
 
 // Arguments of `toolhost mcp login` (a plain comment: see `Command` in main.rs).
@@ -56,7 +56,8 @@ impl LoginArgs {
 /// `mcp login`.
 pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Result<ExitCode> {
     let url = remote_url(server)?;
-    let store = user_store(url)?;
+    let store = user_store(url).await?;
+    let kept = store.where_kept();
     if server.oauth.grant == McpOAuthGrant::ClientCredentials {
         return match machine_login(&args.name, url, &server.oauth, store).await {
             Ok(issuer) => {
@@ -66,6 +67,7 @@ pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Res
                     args.name,
                     server.oauth.client_id.as_deref().unwrap_or("")
                 );
+                println!("The tokens are kept {kept}.");
                 Ok(ExitCode::SUCCESS)
             }
             Err(error) => {
@@ -134,6 +136,7 @@ pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Res
     match login(url, store, options, say, paste).await {
         Ok(issuer) => {
             println!("Logged in to {} ({url}) with {issuer}.", args.name);
+            println!("The tokens are kept {kept}.");
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
@@ -143,13 +146,18 @@ pub async fn run_login(server: &McpServerConfig, args: LoginArgs) -> anyhow::Res
     }
 }
 
-/// `mcp logout`.
-pub fn run_logout(server: &McpServerConfig) -> anyhow::Result<ExitCode> {
+/// `mcp logout`: the tokens go from every store the configuration reads (with `auto` and
+/// `keyring`, the keyring and the file an older login may have used).
+pub async fn run_logout(server: &McpServerConfig) -> anyhow::Result<ExitCode> {
     let url = remote_url(server)?;
-    let removed = user_store(url)?.remove().map_err(anyhow::Error::msg)?;
+    let store = user_store(url).await?;
+    let kept = store.where_kept();
+    let removed = tokio::task::spawn_blocking(move || store.remove())
+        .await?
+        .map_err(anyhow::Error::msg)?;
     if removed {
         println!(
-            "Logged out of {} ({url}): its tokens are deleted.",
+            "Logged out of {} ({url}): its tokens are deleted (they were kept {kept}).",
             server.name
         );
     } else {
@@ -158,15 +166,24 @@ pub fn run_logout(server: &McpServerConfig) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The auth state of a remote server for `mcp list`: `None` for a stdio server.
-pub fn auth_state(server: &McpServerConfig) -> Option<String> {
+/// The auth state of a remote server for `mcp list` and `doctor`, with the store holding its
+/// tokens: `None` for a stdio server.
+pub async fn auth_state(server: &McpServerConfig) -> Option<String> {
     let (McpTransport::Http { url, .. } | McpTransport::Sse { url, .. }) = &server.transport else {
         return None;
     };
-    let state = match FileCredentialStore::for_user(url).map(|store| store.read()) {
-        Some(Ok(Some(credentials))) => format!("oauth: {}", describe(&credentials)),
-        Some(Ok(None)) | None => "oauth: not logged in".to_owned(),
-        Some(Err(error)) => format!("oauth: {error}"),
+    let url = url.clone();
+    let stored = tokio::task::spawn_blocking(move || {
+        TokenStore::for_user(&url).and_then(|store| store.read_with_holder())
+    })
+    .await
+    .unwrap_or_else(|error| Err(error.to_string()));
+    let state = match stored {
+        Ok(Some((credentials, holder))) => {
+            format!("oauth: {}, kept {holder}", describe(&credentials))
+        }
+        Ok(None) => "oauth: not logged in".to_owned(),
+        Err(error) => format!("oauth: {error}"),
     };
     Some(state)
 }
@@ -183,7 +200,11 @@ fn remote_url(server: &McpServerConfig) -> anyhow::Result<&str> {
     }
 }
 
-fn user_store(url: &str) -> anyhow::Result<FileCredentialStore> {
-    FileCredentialStore::for_user(url)
-        .ok_or_else(|| anyhow::anyhow!("HOME is not set: there is nowhere to keep the tokens"))
+/// The store of `url`'s tokens, as `mcp_oauth_store` says (it may reach the keyring, which
+/// blocks).
+async fn user_store(url: &str) -> anyhow::Result<TokenStore> {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || TokenStore::for_user(&url))
+        .await?
+        .map_err(anyhow::Error::msg)
 }

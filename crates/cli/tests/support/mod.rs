@@ -275,6 +275,7 @@ impl Drop for ServeProcess {
 }
 
 pub mod oauth;
+pub mod oauth_login;
 pub mod web_server;
 
 /// `toolhost --workspace WORKSPACE chat ARGS` on a pseudo-terminal made by util-linux

@@ -1,28 +1,39 @@
 //! What the OAuth tests share: a configuration naming the loopback OAuth server
-//! (`toolhost_test_support::OAuthServer`), `toolhost` run with no browser at hand, and
-//! `mcp login --no-browser` with the test playing the browser.
+//! (`toolhost_test_support::OAuthServer`) with the tokens in the 0600 file (the keyring has
+//! its own tests, `mcp_oauth_keyring.rs`), `toolhost` run with no browser at hand, and
+//! `mcp login` with the test playing the browser ([`super::oauth_login`]).
 
 #![allow(dead_code, clippy::unwrap_used)]
 
-use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use toolhost_test_support::{HomeAndWorkspace, OAuthServer, write_project_config};
+use toolhost_test_support::{HomeAndWorkspace, OAuthServer, write_file, write_project_config};
+
+// Not every test crate that has `support` uses it.
+#[allow(unused_imports)]
+pub use super::oauth_login::text;
 
 /// The variables that tell toolhost a browser can be opened: removed, so that a test never
 /// opens the developer's browser and runs as a headless process does.
 pub const BROWSER_VARIABLES: [&str; 3] = ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY"];
 
-/// `[mcp_servers.prot]` at the server's MCP URL, with `extra` lines after it.
+/// The tokens go to the 0600 file, whatever keyring the machine has.
+pub fn keep_tokens_in_the_file(dirs: &HomeAndWorkspace) {
+    write_file(dirs.user_config(), "mcp_oauth_store = \"file\"\n");
+}
+
+/// `[mcp_servers.prot]` at the server's MCP URL, with `extra` lines after it; the tokens in
+/// the file.
 pub fn configure_with(dirs: &HomeAndWorkspace, server: &OAuthServer, extra: &str) {
+    keep_tokens_in_the_file(dirs);
     write_project_config(
         &dirs.workspace,
         &format!("[mcp_servers.prot]\nurl = {:?}\n{extra}", server.mcp_url()),
     );
 }
 
-/// `[mcp_servers.prot]` at the server's MCP URL.
+/// `[mcp_servers.prot]` at the server's MCP URL; the tokens in the file.
 pub fn configure(dirs: &HomeAndWorkspace, server: &OAuthServer) {
     configure_with(dirs, server, "");
 }
@@ -46,24 +57,9 @@ pub fn toolhost_with_env(dirs: &HomeAndWorkspace, args: &[&str], env: &[(&str, &
         .unwrap()
 }
 
-/// Standard output then standard error.
-pub fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 /// `toolhost mcp login prot --no-browser EXTRA…`, the test acting as the browser.
 pub fn login(dirs: &HomeAndWorkspace, server: &OAuthServer, extra: &[&str]) -> Output {
     login_with_env(dirs, server, extra, &[])
-}
-
-/// `toolhost mcp login prot` (no flag) where no browser can be opened, the test acting as the
-/// browser the user opens by hand and pasting the redirect back.
-pub fn headless_login(dirs: &HomeAndWorkspace, server: &OAuthServer) -> Output {
-    login_command(dirs, server, &["mcp", "login", "prot"], &[])
 }
 
 /// [`login`] with `env`; its standard output holds all it printed and, last, its status.
@@ -80,6 +76,12 @@ pub fn login_with_env(
     login_command(dirs, server, &args, env)
 }
 
+/// `toolhost mcp login prot` (no flag) where no browser can be opened, the test acting as the
+/// browser the user opens by hand and pasting the redirect back.
+pub fn headless_login(dirs: &HomeAndWorkspace, server: &OAuthServer) -> Output {
+    login_command(dirs, server, &["mcp", "login", "prot"], &[])
+}
+
 fn login_command(
     dirs: &HomeAndWorkspace,
     server: &OAuthServer,
@@ -90,41 +92,13 @@ fn login_command(
     for variable in BROWSER_VARIABLES {
         command.env_remove(variable);
     }
-    let mut child = command
+    command
         .env("HOME", &dirs.home)
         .envs(env.iter().copied())
         .arg("--workspace")
         .arg(&dirs.workspace)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut seen = String::new();
-    let mut line = String::new();
-    let authorize = loop {
-        line.clear();
-        if stdout.read_line(&mut line).unwrap() == 0 {
-            break None;
-        }
-        seen.push_str(&line);
-        if let Some(url) = line.trim().strip_prefix("http://") {
-            break Some(format!("http://{url}"));
-        }
-    };
-    let mut stdin = child.stdin.take().unwrap();
-    if let Some(authorize) = authorize {
-        let redirected = server.browse(&authorize);
-        writeln!(stdin, "{redirected}").unwrap();
-    }
-    drop(stdin);
-    std::io::Read::read_to_string(&mut stdout, &mut seen).unwrap();
-    let mut output = child.wait_with_output().unwrap();
-    seen.push_str(&format!("\n[{}]\n", output.status));
-    output.stdout = seen.into_bytes();
-    output
+        .args(args);
+    super::oauth_login::login_through_browser(command, server)
 }
 
 /// A "browser" for `$BROWSER` in `folder`: a script that follows the authorization URL and

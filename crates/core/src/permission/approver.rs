@@ -168,6 +168,7 @@ pub fn suggested_rules(tool: &str, subject: &PermissionSubject) -> Vec<Permissio
             })
             .collect(),
         PermissionSubject::Domain(host) => vec![format!("{tool}(domain:{host})")],
+        PermissionSubject::McpServer(server) => vec![format!("{tool}({})", server.name)],
     };
     let mut rules: Vec<PermissionRule> = Vec::new();
     for text in texts {

@@ -5,7 +5,7 @@
 //! part by some allow rule, before a call is allowed without asking.
 
 use crate::spec::ToolSpec;
-use crate::subject::{PermissionSubject, ShellSubject, SubjectPath};
+use crate::subject::{McpServerSubject, PermissionSubject, ShellSubject, SubjectPath};
 
 use super::rule::{CommandPattern, PathPattern, PermissionRule, Specifier};
 
@@ -17,7 +17,7 @@ pub(crate) fn first_matching<'r>(
 ) -> Option<&'r PermissionRule> {
     rules
         .into_iter()
-        .find(|rule| rule.names_tool(spec) && matches_any_part(rule, subject))
+        .find(|rule| rule.names_call(spec, subject) && matches_any_part(rule, subject))
 }
 
 /// The rules that together cover every part of the call, or `None` when some part is not
@@ -30,7 +30,7 @@ pub(crate) fn covering<'r>(
     let candidates: Vec<&PermissionRule> = rules
         .iter()
         .copied()
-        .filter(|rule| rule.names_tool(spec))
+        .filter(|rule| rule.names_call(spec, subject))
         .collect();
     if let Some(bare) = candidates.iter().find(|rule| !rule.has_specifier()) {
         return Some(vec![*bare]);
@@ -66,6 +66,11 @@ pub(crate) fn covering<'r>(
                 .iter()
                 .find(|rule| domain_rule_matches(rule, host)),
         ),
+        PermissionSubject::McpServer(server) => cover(
+            candidates
+                .iter()
+                .find(|rule| server_rule_matches(rule, server)),
+        ),
     };
     covered.then_some(used)
 }
@@ -88,6 +93,19 @@ fn matches_any_part(rule: &PermissionRule, subject: &PermissionSubject) -> bool 
             .any(|argv| command_rule_matches(rule, argv, Reading::Refuse)),
         PermissionSubject::Paths(paths) => paths.iter().any(|path| path_rule_matches(rule, path)),
         PermissionSubject::Domain(host) => domain_rule_matches(rule, host),
+        PermissionSubject::McpServer(server) => server_rule_matches(rule, server),
+    }
+}
+
+/// `read_mcp_resource(docs)`: the specifier is the server's configured name (or the part of
+/// its tools' names, `mcp__docs`).
+pub(crate) fn server_rule_matches(rule: &PermissionRule, server: &McpServerSubject) -> bool {
+    match rule.specifier() {
+        Some(Specifier::Pattern { command, .. }) => {
+            !command.prefix
+                && matches!(command.words.as_slice(), [word] if *word == server.name || *word == server.segment)
+        }
+        _ => false,
     }
 }
 

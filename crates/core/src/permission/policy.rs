@@ -307,12 +307,16 @@ impl Authorizer for PermissionPolicy {
         Some(Arc::new(PermissionPolicy::without_asking(self)))
     }
 
-    /// The subject matters when a rule with a specifier could name the call, when the call
+    /// The subject matters when a rule with a specifier could name the call (or an
+    /// `mcp__server` rule, a resource call reaching that server), when the call
     /// may ask (the suggested rules come from it), for a shell tool (the deny list lives in
     /// it) and for the audit trail. A safe Read with no path rules skips resolving its path
     /// twice.
     fn wants_subject(&self, spec: &ToolSpec) -> bool {
-        let names = |rule: &PermissionRule| rule.has_specifier() && rule.names_tool(spec);
+        // `mcp__server` rules name the calls of the resource tools that reach that server.
+        let names = |rule: &PermissionRule| {
+            (rule.has_specifier() && rule.names_tool(spec)) || rule.names_mcp_server()
+        };
         self.audit.is_some()
             || spec.family == PermissionFamily::Shell
             || effective_sensitivity(spec) != Sensitivity::Safe

@@ -7,6 +7,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::family::PermissionFamily;
 use crate::spec::ToolSpec;
+use crate::subject::PermissionSubject;
 
 /// A permission rule such as `Bash(npm run test:*)`, `Read(src/**)`,
 /// `WebFetch(domain:example.com)`, `mcp__github` or `Write`.
@@ -148,6 +149,27 @@ impl PermissionRule {
     /// its origin.
     pub fn names_tool(&self, spec: &ToolSpec) -> bool {
         self.tool.matches(spec)
+    }
+
+    /// Whether the rule names this call: its tool (see [`Self::names_tool`]) or, for a call
+    /// that reaches an MCP server's data, that server (`mcp__server`).
+    pub fn names_call(&self, spec: &ToolSpec, subject: &PermissionSubject) -> bool {
+        self.names_tool(spec) || self.names_server_of(subject)
+    }
+
+    /// Whether this is an `mcp__server` rule naming the server `subject` reaches.
+    pub(crate) fn names_server_of(&self, subject: &PermissionSubject) -> bool {
+        match (&self.tool, subject) {
+            (ToolPattern::McpServer(rule_server), PermissionSubject::McpServer(server)) => {
+                *rule_server == server.segment
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the rule names whole MCP servers (`mcp__server`).
+    pub(crate) fn names_mcp_server(&self) -> bool {
+        matches!(self.tool, ToolPattern::McpServer(_))
     }
 
     pub(crate) fn specifier(&self) -> Option<&Specifier> {

@@ -40,3 +40,38 @@ pub fn spec_like(name: &str) -> ToolSpec {
         },
     }
 }
+
+/// The rules `texts`, all in `list`.
+#[allow(clippy::unwrap_used)]
+pub fn rules(
+    list: toolhost_core::permission::RuleList,
+    texts: &[&str],
+) -> toolhost_core::permission::RuleSet {
+    let mut set = toolhost_core::permission::RuleSet::new();
+    for text in texts {
+        set.push(
+            list,
+            toolhost_core::permission::PermissionRule::parse(text).unwrap(),
+        );
+    }
+    set
+}
+
+/// The decision in the default mode on a call of a tool named `tool` (see [`spec_like`]).
+pub fn decide(
+    tool: &str,
+    rules: &toolhost_core::permission::RuleSet,
+    subject: toolhost_core::PermissionSubject,
+) -> toolhost_core::permission::Decision {
+    use toolhost_core::permission::{DecisionInput, PermissionMode, evaluate};
+    let spec = spec_like(tool);
+    evaluate(DecisionInput {
+        mode: PermissionMode::Default,
+        rules,
+        session_allow: &[],
+        spec: &spec,
+        subject: &subject,
+        hook: None,
+    })
+    .decision
+}

@@ -18,6 +18,7 @@
 
 mod background;
 mod call;
+mod child_transport;
 mod clients;
 pub mod config;
 mod connection;
@@ -36,6 +37,7 @@ mod session;
 mod sse;
 mod tool;
 mod transport_error;
+mod typed_results;
 
 pub use background::{BACKGROUND_START_HOLD, FIRST_START_RETRY};
 pub use clients::{McpClients, McpServerFailure, McpStartReport, McpStartup};

@@ -1,6 +1,8 @@
 //! The servers' resources as model tools, named as Codex names them: `list_mcp_resources`,
 //! `list_mcp_resource_templates` and `read_mcp_resource`. They need confirmation like every
-//! MCP tool (R17), so permission rules (`read_mcp_resource`, or a mode) decide.
+//! MCP tool (R17), so permission rules (`read_mcp_resource`, or a mode) decide, and a call
+//! that names a server is also decided by that server's rules (`mcp__docs`,
+//! `read_mcp_resource(docs)`).
 
 use std::sync::Arc;
 
@@ -9,12 +11,14 @@ use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams};
 use rmcp::service::Peer;
 use serde_json::{Map, Value, json};
 use toolhost_core::{
-    ContentBlock, Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolSpec,
+    ContentBlock, McpServerSubject, PermissionSubject, Tool, ToolAnnotations, ToolContext,
+    ToolError, ToolOutput, ToolSpec,
 };
 
 use super::clients::McpClients;
 use super::connection::ServerConnection;
 use super::convert;
+use super::naming::server_segment;
 
 /// Which of the three tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +104,18 @@ impl Tool for McpResourceTool {
             })
     }
 
-    async fn execute(&self, args: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    /// The server the call names, so that `mcp__server` rules and `read_mcp_resource(server)`
+    /// rules decide as they do for that server's tools. A listing over every server names
+    /// none: the servers that rules refuse are left out of it while it runs.
+    fn permission_subject(&self, args: &Value) -> PermissionSubject {
+        args.get("server")
+            .and_then(Value::as_str)
+            .map_or(PermissionSubject::None, |server| {
+                PermissionSubject::McpServer(server_subject(server))
+            })
+    }
+
+    async fn execute(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_owned);
         let server = text("server");
         match self.kind {
@@ -108,9 +123,12 @@ impl Tool for McpResourceTool {
                 let (Some(server), Some(uri)) = (server, text("uri")) else {
                     return Err(ToolError::new("read_mcp_resource needs server and uri"));
                 };
-                self.read(&server, &uri).await
+                self.read(&server, &uri, &ctx).await
             }
-            kind => self.list(kind, server.as_deref(), text("cursor")).await,
+            kind => {
+                self.list(kind, server.as_deref(), text("cursor"), &ctx)
+                    .await
+            }
         }
     }
 
@@ -125,6 +143,7 @@ impl McpResourceTool {
     async fn servers(
         &self,
         named: Option<&str>,
+        ctx: &ToolContext,
     ) -> Result<Vec<(Arc<ServerConnection>, Peer<RoleClient>)>, ToolError> {
         let started: Vec<Arc<ServerConnection>> = self
             .clients
@@ -135,6 +154,9 @@ impl McpResourceTool {
         let Some(named) = named else {
             let mut offering = Vec::new();
             for server in started {
+                if !ctx.allows_mcp_server(&server_subject(&server.config.name)) {
+                    continue;
+                }
                 if let Ok(peer) = server.peer().await
                     && offers_resources(&peer)
                 {
@@ -168,6 +190,7 @@ impl McpResourceTool {
         kind: ResourceToolKind,
         server: Option<&str>,
         cursor: Option<String>,
+        ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         if cursor.is_some() && server.is_none() {
             return Err(ToolError::new(
@@ -180,7 +203,7 @@ impl McpResourceTool {
         };
         let mut listed = Vec::new();
         let mut next_cursor = None;
-        for (connection, peer) in self.servers(server).await? {
+        for (connection, peer) in self.servers(server, ctx).await? {
             let params = Some(PaginatedRequestParams::default().with_cursor(cursor.clone()));
             let page = match kind {
                 ResourceToolKind::ListTemplates => peer
@@ -225,8 +248,13 @@ impl McpResourceTool {
         })
     }
 
-    async fn read(&self, server: &str, uri: &str) -> Result<ToolOutput, ToolError> {
-        let servers = self.servers(Some(server)).await?;
+    async fn read(
+        &self,
+        server: &str,
+        uri: &str,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let servers = self.servers(Some(server), ctx).await?;
         let Some((_, peer)) = servers.first() else {
             return Err(ToolError::new(format!(
                 "no MCP server '{server}' is running"
@@ -256,6 +284,14 @@ impl McpResourceTool {
             details: None,
             is_error: false,
         })
+    }
+}
+
+/// `server` as permission rules name it.
+fn server_subject(server: &str) -> McpServerSubject {
+    McpServerSubject {
+        name: server.to_owned(),
+        segment: server_segment(server),
     }
 }
 

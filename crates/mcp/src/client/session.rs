@@ -4,16 +4,15 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt as _};
 use tokio::io::AsyncBufReadExt as _;
 use toolhost_exec::{KILL_GRACE_PERIOD, ProcessGroup, ProcessSpec};
 
+use super::child_transport::ChildTransport;
 use super::events::{ClientEvents, LastWords};
 use super::self_start;
 
@@ -86,9 +85,7 @@ pub(super) async fn start_stdio(
     let prepared = spec
         .to_command()
         .map_err(|error| format!("cannot start '{command}': {error}"))?;
-    let (transport, stderr) = TokioChildProcess::builder(prepared.command)
-        .stderr(Stdio::piped())
-        .spawn()
+    let (transport, stderr) = ChildTransport::spawn(prepared.command)
         .map_err(|error| format!("cannot start '{command}': {error}"))?;
     let group = transport
         .id()

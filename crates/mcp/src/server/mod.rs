@@ -44,7 +44,7 @@ use catalog::ServedCatalog;
 use convert::{call_result_from, tool_from_spec};
 use deferral::DeferralPlanner;
 use progress::ProgressForwarder;
-use typed_calls::TypedCallTransport;
+use typed_calls::typed_call_transport;
 
 /// The name the server gives itself in `initialize` and `server/discover`.
 pub const SERVER_NAME: &str = "toolhost";
@@ -173,17 +173,17 @@ impl McpServer {
     /// every write to a blocking-pool thread: ~8 futex calls and two thread wake-ups per
     /// message. When both are sockets (how Node-based clients start a server) they are read and
     /// written on the reactor too (`socket_stdio`). Anything else (a terminal, a file) falls back
-    /// to those handles. Either way, `tools/call` requests are parsed by [`TypedCallTransport`]
+    /// to those handles. Either way, `tools/call` requests are parsed by [`typed_call_transport`]
     /// rather than by rmcp's generic message parser.
     pub async fn serve_stdio(&self) -> Result<(), ServeError> {
         let running = match socket_stdio::socket_stdio() {
             Some((read, write)) => {
-                let transport = TypedCallTransport::new(read, write);
+                let transport = typed_call_transport(read, write);
                 self.session().serve(transport).await
             }
             None => {
                 let (read, write) = rmcp::transport::stdio_pipes();
-                let transport = TypedCallTransport::new(read, write);
+                let transport = typed_call_transport(read, write);
                 self.session().serve(transport).await
             }
         }

@@ -1,158 +1,28 @@
-//! A stdio transport that parses `tools/call` requests itself and hands rmcp typed messages.
-//!
-//! rmcp parses every incoming line as its `JsonRpcMessage`, whose request type is a serde
-//! untagged enum of every client request: a `tools/call` is tried as each of the thirteen
-//! variants before it, and each failed attempt buffers the message and builds a
-//! `serde_json::Error` (~36 k instructions per call, the largest part of serving a small
-//! Read). [`TypedCallTransport`] reads the lines first: one that is a plain `tools/call`
-//! request (the four JSON-RPC keys, no `_meta`) is parsed straight into rmcp's
-//! `CallToolRequest` and queued; every other line (other requests, notifications,
-//! responses, anything malformed) goes on to rmcp's own line transport, unchanged, which
-//! parses it, answers errors and sends everything. Messages reach rmcp in the order they
-//! arrived: a line is parsed here only when every byte before it has been handed on and
-//! every message before it delivered, and queued calls are delivered first.
+//! The server side's typed lines: plain `tools/call` requests, parsed straight into rmcp's
+//! `CallToolRequest` rather than tried as each client request before it (see
+//! [`crate::typed_lines`]): one is a line with the four JSON-RPC keys and no `_meta` (which
+//! rmcp moves into the request's extensions; such a call is left to rmcp).
 
 use std::borrow::Cow;
-use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, JsonRpcMessage, JsonRpcRequest,
     RequestId,
 };
-use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::Transport;
-use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::service::{RoleServer, RxJsonRpcMessage};
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncRead, AsyncWrite};
 
-/// Bytes held while looking for the end of a line; a longer line is handed on as it comes,
-/// unparsed, and rmcp's own line limit applies to it.
-const MAX_TYPED_LINE_BYTES: usize = 64 * 1024;
+use crate::typed_lines::TypedLineTransport;
 
-/// rmcp's line transport over `read` and `write`, with `tools/call` requests parsed here.
-pub struct TypedCallTransport<R: AsyncRead + Unpin, W: AsyncWrite> {
-    lines: AsyncRwTransport<RoleServer, CallFilter<R>, W>,
-    calls: mpsc::UnboundedReceiver<RxJsonRpcMessage<RoleServer>>,
-}
-
-impl<R, W> TypedCallTransport<R, W>
+/// rmcp's line transport for a client that writes to `read` and reads from `write`, with
+/// `tools/call` requests parsed here.
+pub(super) fn typed_call_transport<R, W>(read: R, write: W) -> TypedLineTransport<RoleServer, R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    /// The transport for a client that writes to `read` and reads from `write`.
-    pub fn new(read: R, write: W) -> Self {
-        let (queue, calls) = mpsc::unbounded_channel();
-        let filter = CallFilter {
-            inner: read,
-            held: vec![0; MAX_TYPED_LINE_BYTES].into_boxed_slice(),
-            start: 0,
-            end: 0,
-            passing_line: false,
-            at_end: false,
-            queue,
-        };
-        Self {
-            lines: AsyncRwTransport::new(filter, write),
-            calls,
-        }
-    }
-}
-
-impl<R, W> Transport<RoleServer> for TypedCallTransport<R, W>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    type Error = io::Error;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.lines.send(item)
-    }
-
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        // Queued calls first: the filter queues a call only once everything before it has
-        // been handed on, and stops there until the call is taken.
-        tokio::select! {
-            biased;
-            Some(call) = self.calls.recv() => Some(call),
-            message = self.lines.receive() => message,
-        }
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        self.lines.close().await
-    }
-}
-
-/// The reading side of rmcp's line transport: passes every line through except plain
-/// `tools/call` requests, which it parses and queues.
-struct CallFilter<R> {
-    inner: R,
-    /// Bytes read; those not yet handed on are `start..end`. Allocated (and zeroed) once.
-    held: Box<[u8]>,
-    start: usize,
-    end: usize,
-    /// In the middle of a line being handed on unparsed.
-    passing_line: bool,
-    at_end: bool,
-    queue: mpsc::UnboundedSender<RxJsonRpcMessage<RoleServer>>,
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for CallFilter<R> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        out: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        loop {
-            let unread = &this.held[this.start..this.end];
-            let line_end = memchr::memchr(b'\n', unread).map(|newline| newline + 1);
-            if let Some(end) = line_end
-                && !this.passing_line
-                && let Some(call) = typed_call(&unread[..end])
-            {
-                this.start += end;
-                if this.queue.send(call).is_ok() {
-                    // Nothing more until the transport has taken the call: the next line
-                    // must not overtake it.
-                    return Poll::Pending;
-                }
-                continue;
-            }
-            if line_end.is_some()
-                || this.passing_line
-                || unread.len() == this.held.len()
-                || (this.at_end && !unread.is_empty())
-            {
-                let available = line_end.unwrap_or(unread.len());
-                let handed = available.min(out.remaining());
-                out.put_slice(&unread[..handed]);
-                this.start += handed;
-                this.passing_line = unread[..handed].last() != Some(&b'\n');
-                return Poll::Ready(Ok(()));
-            }
-            if this.at_end {
-                return Poll::Ready(Ok(()));
-            }
-            // Room to read: the unread part moves to the front (it is a partial line).
-            this.held.copy_within(this.start..this.end, 0);
-            this.end -= this.start;
-            this.start = 0;
-            let mut free = ReadBuf::new(&mut this.held[this.end..]);
-            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut free))?;
-            let received = free.filled().len();
-            this.end += received;
-            this.at_end = received == 0;
-        }
-    }
+    TypedLineTransport::new(read, write, typed_call)
 }
 
 /// The envelope of a plain `tools/call` request; any other key makes the line rmcp's.
@@ -192,6 +62,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use rmcp::model::ClientNotification;
+    use rmcp::transport::Transport as _;
     use tokio::io::AsyncWriteExt as _;
 
     use super::*;
@@ -223,7 +94,7 @@ mod tests {
     async fn calls_parsed_here_and_lines_left_to_rmcp_arrive_in_order() {
         let (mut client, server_read) = tokio::io::duplex(1 << 16);
         let (server_write, _client_read) = tokio::io::duplex(1 << 16);
-        let mut transport = TypedCallTransport::new(server_read, server_write);
+        let mut transport = typed_call_transport(server_read, server_write);
         let lines = concat!(
             r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
             "\n",
@@ -255,5 +126,45 @@ mod tests {
                 "call 5 Read meta=false",
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_line_longer_than_the_buffer_reaches_rmcp_whole() {
+        let (mut client, server_read) = tokio::io::duplex(1 << 16);
+        let (server_write, _client_read) = tokio::io::duplex(1 << 16);
+        let mut transport = typed_call_transport(server_read, server_write);
+        let content = "x".repeat(200_000);
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"Write","arguments":{{"content":"{content}"}}}}}}"#
+        );
+        let writer = tokio::spawn(async move {
+            client.write_all(long.as_bytes()).await.unwrap();
+            client.write_all(b"\n").await.unwrap();
+            let short =
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Read"}}"#;
+            client.write_all(short.as_bytes()).await.unwrap();
+            client.write_all(b"\n").await.unwrap();
+        });
+        let mut arrived = Vec::new();
+        while let Some(message) = transport.receive().await {
+            if let JsonRpcMessage::Request(request) = &message
+                && let ClientRequest::CallToolRequest(call) = &request.request
+            {
+                let size = call
+                    .params
+                    .arguments
+                    .as_ref()
+                    .and_then(|arguments| arguments.get("content"))
+                    .and_then(|content| content.as_str())
+                    .map_or(0, str::len);
+                arrived.push(format!("call {} {} {size}", request.id, call.params.name));
+            }
+            if arrived.len() == 2 {
+                break;
+            }
+        }
+        // (Before waiting for the writer, which a transport that stopped reading blocks.)
+        pretty_assertions::assert_eq!(arrived, ["call 1 Write 200000", "call 2 Read 0"]);
+        writer.await.unwrap();
     }
 }

@@ -15,7 +15,7 @@ use tokio::sync::Mutex;
 use toolhost_config::McpOAuth;
 
 use super::step_up::STEP_UP_LIMIT;
-use super::store::FileCredentialStore;
+use super::store::TokenStore;
 
 /// A machine client of one server.
 pub(crate) struct MachineClient {
@@ -128,7 +128,7 @@ pub(crate) async fn machine_manager(
     server: &str,
     url: &str,
     oauth: &McpOAuth,
-    store: FileCredentialStore,
+    store: TokenStore,
     fresh: bool,
 ) -> Result<(AuthorizationManager, MachineClient), String> {
     let (Some(client_id), Some(variable)) = (&oauth.client_id, &oauth.client_secret_env) else {

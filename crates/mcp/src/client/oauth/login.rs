@@ -15,7 +15,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
 
 use super::browser::{Callback, can_open_browser, open_browser};
-use super::store::FileCredentialStore;
+use super::store::TokenStore;
 
 /// How long `login` waits for the browser to come back.
 pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
@@ -63,7 +63,7 @@ pub fn browser_available() -> bool {
 /// [`LOGIN_TIMEOUT`], or the callback carried an error.
 pub async fn login(
     server_url: &str,
-    store: FileCredentialStore,
+    store: TokenStore,
     options: LoginOptions,
     say: impl Fn(&str),
     paste: impl FnOnce() -> Option<String> + Send + 'static,

@@ -1,5 +1,6 @@
 //! OAuth 2.1 for remote MCP servers (`toolhost mcp login NAME`): the login flow
-//! ([`login`]), where the tokens are kept ([`store`]), the browser's round trip
+//! ([`login`]), where the tokens are kept ([`store`]: the OS keyring ([`os_keyring`]) or the
+//! 0600 file ([`token_file`])), the browser's round trip
 //! ([`browser`]), what a connection does with the tokens (rmcp's `AuthClient` for Streamable
 //! HTTP, [`bearer`] for the legacy SSE transport), the new token it gets when the server
 //! refuses one ([`reauthorizing`]: the scope step-up of [`step_up`], or a new token of a
@@ -9,9 +10,11 @@ pub(crate) mod bearer;
 mod browser;
 mod client_credentials;
 pub mod login;
+pub mod os_keyring;
 pub(crate) mod reauthorizing;
 mod step_up;
 pub mod store;
+pub mod token_file;
 
 use std::time::Duration;
 
@@ -21,7 +24,7 @@ use toolhost_config::{McpOAuth, McpOAuthGrant};
 use client_credentials::machine_manager;
 use reauthorizing::Reauthorization;
 use step_up::StepUp;
-use store::FileCredentialStore;
+use store::TokenStore;
 
 /// How long reading the authorization server's metadata from a configured URL may take.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(30);
@@ -43,7 +46,7 @@ pub(crate) struct Authorized {
 /// "client_credentials"`) needs no login: its token is the stored one or a new one.
 ///
 /// # Errors
-/// The credentials file cannot be read, the server's authorization metadata cannot be found
+/// The token store cannot be read, the server's authorization metadata cannot be found
 /// again, the configured secret's variable is not set, or a machine client's credentials are
 /// refused.
 pub(crate) async fn authorized_manager(
@@ -51,7 +54,21 @@ pub(crate) async fn authorized_manager(
     url: &str,
     oauth: &McpOAuth,
 ) -> Result<Option<Authorized>, String> {
-    let Some(store) = FileCredentialStore::for_user(url) else {
+    let server_url = url.to_owned();
+    let found = tokio::task::spawn_blocking(move || {
+        // Without a store (no home folder, or `keyring` and none answers) no login can be
+        // used, but the server may need none: it is reached without a token.
+        match TokenStore::for_user(&server_url) {
+            Ok(store) => Some(store),
+            Err(why) => {
+                tracing::warn!("no OAuth login is used for {server_url}: {why}");
+                None
+            }
+        }
+    })
+    .await
+    .map_err(|error| error.to_string())?;
+    let Some(store) = found else {
         return Ok(None);
     };
     if oauth.grant == McpOAuthGrant::ClientCredentials {
@@ -125,7 +142,7 @@ pub async fn machine_login(
     server: &str,
     url: &str,
     oauth: &McpOAuth,
-    store: FileCredentialStore,
+    store: TokenStore,
 ) -> Result<String, String> {
     let reading = store.clone();
     machine_manager(server, url, oauth, store, true).await?;

@@ -19,7 +19,7 @@ use tokio::sync::Mutex;
 
 use super::browser::{Callback, can_open_browser, open_browser};
 use super::login::refusal;
-use super::store::FileCredentialStore;
+use super::store::TokenStore;
 
 /// How many step-ups one connection may start.
 pub const STEP_UP_LIMIT: u32 = 2;
@@ -32,7 +32,7 @@ pub(crate) struct StepUp {
     /// The server's name, for the messages.
     server: String,
     /// Where the login's tokens and granted scopes are.
-    store: FileCredentialStore,
+    store: TokenStore,
     /// The client the login used.
     client_id: String,
     /// A confidential client's secret.
@@ -63,7 +63,7 @@ impl StepUp {
     /// The step-up of a login made with `client_id` (and `client_secret`).
     pub(crate) fn new(
         server: &str,
-        store: FileCredentialStore,
+        store: TokenStore,
         client_id: String,
         client_secret: Option<String>,
         oauth: &toolhost_config::McpOAuth,

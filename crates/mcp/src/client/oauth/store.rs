@@ -1,37 +1,37 @@
-//! Where OAuth tokens for remote servers are kept: one JSON file, `~/.toolhost/mcp-oauth.json`
-//! (mode 0600), holding each server's credentials by its URL, with the issuer that minted
-//! them (rmcp discards credentials whose issuer no longer matches the server's authorization
-//! server). Every load reads the file again, so a token another process refreshed is taken.
+//! Where OAuth tokens for remote servers are kept, as `mcp_oauth_store` chooses ([`choose`]):
+//! the OS keyring ([`os_keyring`](super::os_keyring)) or one JSON file,
+//! `~/.toolhost/mcp-oauth.json` (mode 0600, [`token_file`](super::token_file)); either holds
+//! each server's credentials by its URL, with the issuer that minted them (rmcp discards
+//! credentials whose issuer no longer matches the server's authorization server). Every load
+//! reads the store again, so a token another process refreshed is taken.
 //!
-//! Refreshes are one at a time across processes: rmcp takes [`CredentialStore::acquire_refresh_guard`]
-//! before it loads the credentials to refresh and keeps it through the token request and the
-//! save; here that guard is an exclusive `flock` on `mcp-oauth.lock` beside the file. rmcp
-//! decides to refresh on a load made before the guard, and refreshes whatever it loads under
-//! it; so that a process that waited takes the token another one just saved instead of
-//! refreshing again, a load that finds the access token expiring waits for the lock and reads
-//! again: a fresh token is answered (no refresh follows), a stale one is answered with the
-//! lock kept for the refresh that follows (handed to the guard; let go after
-//! [`HANDOVER_LIMIT`] if no refresh comes). Credentials are cleared only when the
-//! authorization server rejects the refresh token (`invalid_grant`), never on a network
-//! failure.
+//! Refreshes are one at a time across processes, whichever store holds the tokens: rmcp takes
+//! [`CredentialStore::acquire_refresh_guard`] before it loads the credentials to refresh and
+//! keeps it through the token request and the save; here that guard is an exclusive `flock` on
+//! `~/.toolhost/mcp-oauth.lock` (a file, with the keyring too). rmcp decides to refresh on a
+//! load made before the guard, and refreshes whatever it loads under it; so that a process that
+//! waited takes the token another one just saved instead of refreshing again, a load that
+//! finds the access token expiring waits for the lock and reads again: a fresh token is
+//! answered (no refresh follows), a stale one is answered with the lock kept for the refresh
+//! that follows (handed to the guard; let go after [`HANDOVER_LIMIT`] if no refresh comes).
+//! Credentials are cleared only when the authorization server rejects the refresh token
+//! (`invalid_grant`), never on a network failure.
 
-use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
+use keyring_core::CredentialStore as Keyring;
 use oauth2::TokenResponse as _;
 use rmcp::transport::auth::{
     AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials,
 };
+use toolhost_config::McpOAuthStore;
 
-/// The file of every server's credentials, under `home`.
-pub fn credentials_file(home: &Path) -> PathBuf {
-    home.join(".toolhost").join("mcp-oauth.json")
-}
+use super::os_keyring::{self, KEYRING_NAME};
+use super::token_file::{self, credentials_file};
 
 /// How long a lock taken by a load waits for the refresh it announces.
 pub const HANDOVER_LIMIT: Duration = Duration::from_secs(10);
@@ -40,10 +40,62 @@ pub const HANDOVER_LIMIT: Duration = Duration::from_secs(10);
 /// half the token's life).
 const REFRESH_BUFFER_SECS: u64 = 30;
 
-/// The credentials of one server (its URL) in the file at `path`.
+/// The `mcp_oauth_store` of this process. One choice for every server, whichever part of
+/// the configuration named it (a table, an agent file, a plugin, an editor): the tokens are
+/// the user's, as the home folder they sit under is.
+static CHOICE: RwLock<McpOAuthStore> = RwLock::new(McpOAuthStore::Auto);
+
+/// Sets where this process keeps OAuth tokens (the configuration's `mcp_oauth_store`); until
+/// called, [`McpOAuthStore::Auto`].
+pub fn choose(choice: McpOAuthStore) {
+    *CHOICE.write().unwrap_or_else(PoisonError::into_inner) = choice;
+}
+
+fn chosen() -> McpOAuthStore {
+    *CHOICE.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where the tokens of a store go.
 #[derive(Clone, Debug)]
-pub struct FileCredentialStore {
-    path: PathBuf,
+enum Place {
+    /// The OS keyring. An entry still in the file (a login from before the keyring was used)
+    /// is read too, and moved to the keyring when it is next saved. With `auto` (`chosen`),
+    /// credentials the keyring refuses to save (the Windows Credential Manager takes at most
+    /// 2560 bytes; a locked keyring whose prompt was dismissed) go to the file instead.
+    Keyring {
+        keyring: Arc<Keyring>,
+        file: PathBuf,
+        chosen: McpOAuthStore,
+    },
+    /// The 0600 file alone.
+    File(PathBuf),
+}
+
+/// Which store holds a server's credentials, for `mcp list` and `doctor`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// The OS keyring.
+    Keyring,
+    /// The token file.
+    File(PathBuf),
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Keyring => write!(f, "in the OS keyring ({KEYRING_NAME})"),
+            Self::File(path) => write!(f, "in {}", path.display()),
+        }
+    }
+}
+
+/// The credentials of one server (its URL), in the store this process chose.
+#[derive(Clone, Debug)]
+pub struct TokenStore {
+    place: Place,
+    /// Why `auto` chose the file (no keyring answered), for messages.
+    fallback: Option<String>,
+    lock_path: PathBuf,
     server_url: String,
     lock: Arc<Handover>,
 }
@@ -56,45 +108,176 @@ struct Handover {
     guarded: AtomicBool,
 }
 
-impl FileCredentialStore {
-    /// The store of `server_url`'s credentials in `path`.
-    pub fn new(path: PathBuf, server_url: &str) -> Self {
+impl TokenStore {
+    /// The store of `server_url`'s credentials in the file at `path` alone (the lock file
+    /// beside it).
+    pub fn in_file(path: PathBuf, server_url: &str) -> Self {
+        Self::new(Place::File(path), server_url)
+    }
+
+    fn new(place: Place, server_url: &str) -> Self {
+        let file = match &place {
+            Place::Keyring { file, .. } | Place::File(file) => file,
+        };
         Self {
-            path,
+            lock_path: file.with_extension("lock"),
+            place,
+            fallback: None,
             server_url: server_url.to_owned(),
             lock: Arc::default(),
         }
     }
 
-    /// The store for `server_url` in the user's file (`$HOME/.toolhost/mcp-oauth.json`);
-    /// `None` without a home folder.
-    pub fn for_user(server_url: &str) -> Option<Self> {
-        let home = std::env::var_os("HOME").filter(|home| !home.is_empty())?;
-        Some(Self::new(credentials_file(Path::new(&home)), server_url))
+    /// The store for `server_url` that [`choose`] says, under the user's home folder
+    /// (`$HOME/.toolhost/`). Blocking: it may reach the keyring (once per process).
+    ///
+    /// # Errors
+    /// There is no home folder, or `keyring` was chosen and no keyring answers.
+    pub fn for_user(server_url: &str) -> Result<Self, String> {
+        let (place, fallback) = user_place()?;
+        let mut store = Self::new(place, server_url);
+        store.fallback = fallback;
+        Ok(store)
+    }
+
+    /// Where this store saves tokens, and why when `auto` fell back to the file.
+    pub fn where_kept(&self) -> String {
+        place_description(&self.place, self.fallback.as_deref())
     }
 
     /// The stored credentials, read now (blocking).
     pub fn read(&self) -> Result<Option<StoredCredentials>, String> {
-        Ok(read_all(&self.path)?.remove(&self.server_url))
+        Ok(self.read_with_holder()?.map(|(credentials, _)| credentials))
     }
 
-    /// Removes this server's credentials (blocking); whether there were any.
+    /// The stored credentials and the store holding them, read now (blocking).
+    pub fn read_with_holder(&self) -> Result<Option<(StoredCredentials, Holder)>, String> {
+        let file = match &self.place {
+            Place::Keyring { keyring, file, .. } => {
+                if let Some(credentials) = os_keyring::read(keyring, &self.server_url)? {
+                    return Ok(Some((credentials, Holder::Keyring)));
+                }
+                file
+            }
+            Place::File(file) => file,
+        };
+        Ok(token_file::read(file, &self.server_url)?
+            .map(|credentials| (credentials, Holder::File(file.clone()))))
+    }
+
+    /// Removes this server's credentials from every store this one reads (blocking); whether
+    /// there were any.
     pub fn remove(&self) -> Result<bool, String> {
-        let _lock = lock(&self.path)?;
-        let mut all = read_all(&self.path)?;
-        let removed = all.remove(&self.server_url).is_some();
-        write_all(&self.path, &all)?;
-        Ok(removed)
+        let _lock = lock(&self.lock_path)?;
+        self.remove_if(|_| true)
     }
 
-    fn change(
-        &self,
-        update: impl FnOnce(&mut BTreeMap<String, StoredCredentials>),
-    ) -> Result<(), String> {
-        let mut all = read_all(&self.path)?;
-        update(&mut all);
-        write_all(&self.path, &all)
+    /// Saves this server's credentials; with the keyring, a copy left in the file goes.
+    fn save_now(&self, credentials: StoredCredentials) -> Result<(), String> {
+        let (keyring, file, chosen) = match &self.place {
+            Place::Keyring {
+                keyring,
+                file,
+                chosen,
+            } => (keyring, file, *chosen),
+            Place::File(file) => return token_file::save(file, &self.server_url, credentials),
+        };
+        match os_keyring::save(keyring, &self.server_url, &credentials) {
+            Ok(()) => token_file::remove(file, &self.server_url, |_| true).map(|_| ()),
+            Err(why) if chosen == McpOAuthStore::Auto => {
+                tracing::warn!(
+                    "{why}: the OAuth tokens of {} are kept in {} instead",
+                    self.server_url,
+                    file.display()
+                );
+                // An older copy in the keyring would be read before the file.
+                let _ = os_keyring::remove(keyring, &self.server_url);
+                token_file::save(file, &self.server_url, credentials)
+            }
+            Err(why) => Err(why),
+        }
     }
+
+    /// Removes this server's credentials wherever `doomed` says so of them.
+    fn remove_if(&self, doomed: impl Fn(&StoredCredentials) -> bool) -> Result<bool, String> {
+        let file = match &self.place {
+            Place::Keyring { keyring, file, .. } => {
+                let in_keyring = match os_keyring::read(keyring, &self.server_url)? {
+                    Some(credentials) if doomed(&credentials) => {
+                        os_keyring::remove(keyring, &self.server_url)?
+                    }
+                    _ => false,
+                };
+                return Ok(token_file::remove(file, &self.server_url, &doomed)? || in_keyring);
+            }
+            Place::File(file) => file,
+        };
+        token_file::remove(file, &self.server_url, doomed)
+    }
+}
+
+/// Where this process keeps the user's tokens, as [`where_kept`](TokenStore::where_kept)
+/// says it (for `doctor`). Blocking, as [`TokenStore::for_user`].
+///
+/// # Errors
+/// As [`TokenStore::for_user`].
+pub fn where_user_tokens_are_kept() -> Result<String, String> {
+    user_place().map(|(place, fallback)| place_description(&place, fallback.as_deref()))
+}
+
+fn place_description(place: &Place, fallback: Option<&str>) -> String {
+    match (place, fallback) {
+        (Place::Keyring { .. }, _) => Holder::Keyring.to_string(),
+        (Place::File(path), None) => format!("in {} (mode 0600)", path.display()),
+        (Place::File(path), Some(why)) => format!(
+            "in {} (mode 0600): no OS keyring answered ({why})",
+            path.display()
+        ),
+    }
+}
+
+/// Where the user's tokens go, and why `auto` chose the file when it did.
+fn user_place() -> Result<(Place, Option<String>), String> {
+    let home = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .ok_or("HOME is not set: there is nowhere to keep the OAuth tokens")?;
+    let file = credentials_file(Path::new(&home));
+    let choice = chosen();
+    if choice == McpOAuthStore::File {
+        return Ok((Place::File(file), None));
+    }
+    match os_keyring::connect() {
+        Ok(keyring) => {
+            if choice == McpOAuthStore::Auto {
+                log_choice_once(&format!("in the OS keyring ({KEYRING_NAME})"));
+            }
+            let place = Place::Keyring {
+                keyring,
+                file,
+                chosen: choice,
+            };
+            Ok((place, None))
+        }
+        Err(why) if choice == McpOAuthStore::Auto => {
+            log_choice_once(&format!(
+                "in {} (mcp_oauth_store = \"auto\" and no OS keyring answered: {why})",
+                file.display()
+            ));
+            Ok((Place::File(file), Some(why)))
+        }
+        Err(why) => Err(format!(
+            "mcp_oauth_store = \"keyring\", but the OS keyring cannot be used: {why}; start a \
+             keyring ({KEYRING_NAME}), or set mcp_oauth_store = \"auto\" or \"file\" to keep the \
+             tokens in {}",
+            file.display()
+        )),
+    }
+}
+
+/// Says once per process where `auto` keeps the tokens, and why.
+fn log_choice_once(place: &str) {
+    static LOGGED: std::sync::Once = std::sync::Once::new();
+    LOGGED.call_once(|| tracing::info!("OAuth tokens of MCP servers are kept {place}"));
 }
 
 /// What a server's stored credentials amount to, for `mcp list` and `doctor`.
@@ -148,7 +331,7 @@ fn expiring(credentials: &StoredCredentials) -> bool {
 }
 
 #[async_trait::async_trait]
-impl CredentialStore for FileCredentialStore {
+impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
         let store = self.clone();
         let loaded = blocking(move || store.read()).await?;
@@ -169,7 +352,7 @@ impl CredentialStore for FileCredentialStore {
         // Expiring: wait for a refresh another process may be making, and read again.
         let store = self.clone();
         let (file, again) = blocking(move || {
-            let file = lock(&store.path)?;
+            let file = lock(&store.lock_path)?;
             Ok((file, store.read()?))
         })
         .await?;
@@ -194,22 +377,12 @@ impl CredentialStore for FileCredentialStore {
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let store = self.clone();
-        blocking(move || {
-            store.change(|all| {
-                all.insert(store.server_url.clone(), credentials);
-            })
-        })
-        .await
+        blocking(move || store.save_now(credentials)).await
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
         let store = self.clone();
-        blocking(move || {
-            store.change(|all| {
-                all.remove(&store.server_url);
-            })
-        })
-        .await
+        blocking(move || store.remove_if(|_| true).map(|_| ())).await
     }
 
     async fn on_refresh_token_rejected(
@@ -220,15 +393,13 @@ impl CredentialStore for FileCredentialStore {
         let refused = refresh_token(rejected);
         let store = self.clone();
         blocking(move || {
-            store.change(|all| {
-                if all.get(&store.server_url).and_then(refresh_token) == refused {
-                    tracing::warn!(
-                        "the authorization server rejected the refresh token of {}: its credentials are cleared",
-                        store.server_url
-                    );
-                    all.remove(&store.server_url);
-                }
-            })
+            if store.remove_if(|held| refresh_token(held) == refused)? {
+                tracing::warn!(
+                    "the authorization server rejected the refresh token of {}: its credentials are cleared",
+                    store.server_url
+                );
+            }
+            Ok(())
         })
         .await
     }
@@ -243,7 +414,7 @@ impl CredentialStore for FileCredentialStore {
         let file = match handed {
             Some((_, file)) => file,
             None => {
-                let path = self.path.clone();
+                let path = self.lock_path.clone();
                 blocking(move || lock(&path)).await?
             }
         };
@@ -284,43 +455,8 @@ async fn blocking<T: Send + 'static>(
         .map_err(store_error)
 }
 
-fn read_all(path: &Path) -> Result<BTreeMap<String, StoredCredentials>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok(BTreeMap::new()),
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|error| format!("{} is not a credentials file: {error}", path.display())),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(error) => Err(format!("cannot read {}: {error}", path.display())),
-    }
-}
-
-/// Writes the file whole (a temporary file renamed over it), readable by the user alone.
-fn write_all(path: &Path, all: &BTreeMap<String, StoredCredentials>) -> Result<(), String> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(folder)
-        .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
-    let text = serde_json::to_string_pretty(all).map_err(|error| error.to_string())?;
-    let temporary = path.with_extension(format!("json.{}", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
-    written.map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write {}: {error}", path.display())
-    })
-}
-
-/// An exclusive lock on the lock file beside `path`, held until the file is dropped.
-fn lock(path: &Path) -> Result<std::fs::File, String> {
-    let lock_path = path.with_extension("lock");
+/// An exclusive lock on the lock file `lock_path`, held until the file is dropped.
+fn lock(lock_path: &Path) -> Result<std::fs::File, String> {
     if let Some(folder) = lock_path.parent() {
         std::fs::create_dir_all(folder)
             .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
@@ -330,9 +466,13 @@ fn lock(path: &Path) -> Result<std::fs::File, String> {
         .create(true)
         .truncate(false)
         .mode(0o600)
-        .open(&lock_path)
+        .open(lock_path)
         .map_err(|error| format!("cannot open {}: {error}", lock_path.display()))?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|error| format!("cannot lock {}: {error}", lock_path.display()))?;
     Ok(file)
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
