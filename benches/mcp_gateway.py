@@ -1,13 +1,13 @@
 """The gateway's cost: an MCP server alone against the same server behind `toolhost serve`.
 
-Usage: mcp_gateway.py ROUNDS TOOLHOST WORKSPACE FILE -- SERVER_COMMAND...
+Usage: mcp_gateway.py ROUNDS TOOLHOST WORKSPACE TOOL ARGUMENTS_JSON -- SERVER_COMMAND...
 
-SERVER_COMMAND is a stdio MCP server with a `read_text_file` tool taking `path` (the official
-filesystem server). WORKSPACE holds a `.toolhost/config.toml` naming it as `fs` (required, its tools allowed), so
-that `toolhost --workspace WORKSPACE serve` offers it as `mcp__fs__read_text_file`. Both are
-started once and kept running; each round measures `tools/list` and a small `read_text_file`
-call, one request at a time, on the direct server and then through the gateway, so that both
-see the same moments of the machine. Prints one JSON object with the medians (and p99) of each,
+SERVER_COMMAND is a stdio MCP server with the tool TOOL. WORKSPACE holds a
+`.toolhost/config.toml` naming it as `up` (required, its tools allowed), so that
+`toolhost --workspace WORKSPACE serve` offers it as `mcp__up__TOOL`. Both are started once and
+kept running; each round measures `tools/list` and a call of TOOL with ARGUMENTS_JSON, one
+request at a time, on the direct server and then through the gateway, so that both see the
+same moments of the machine. Prints one JSON object with the medians (and p99) of each,
 the ratios gateway / direct, and the gateway's own CPU per call (utime + stime from /proc).
 """
 
@@ -43,7 +43,8 @@ def summary(samples: list[float]) -> dict:
 
 def main() -> None:
     rounds = int(sys.argv[1])
-    toolhost, workspace, file = sys.argv[2:5]
+    toolhost, workspace, tool = sys.argv[2:5]
+    arguments = json.loads(sys.argv[5])
     command = sys.argv[sys.argv.index("--") + 1 :]
 
     direct = Server(command)
@@ -51,20 +52,20 @@ def main() -> None:
     gateway = Server([toolhost, "--workspace", workspace, "serve"])
     gateway.initialize()
     pairs = [
-        ("direct", direct, "read_text_file"),
-        ("gateway", gateway, "mcp__fs__read_text_file"),
+        ("direct", direct, tool),
+        ("gateway", gateway, f"mcp__up__{tool}"),
     ]
     calls: dict[str, list[float]] = {"direct": [], "gateway": []}
     lists: dict[str, list[float]] = {"direct": [], "gateway": []}
     for _ in range(100):  # warm-up
-        for name, server, tool in pairs:
-            timed(server, "tools/call", {"name": tool, "arguments": {"path": file}})
+        for name, server, called in pairs:
+            timed(server, "tools/call", {"name": called, "arguments": arguments})
             timed(server, "tools/list", {})
     gateway_cpu = gateway.cpu_seconds()
     for _ in range(rounds):
-        for name, server, tool in pairs:
+        for name, server, called in pairs:
             calls[name].append(
-                timed(server, "tools/call", {"name": tool, "arguments": {"path": file}})
+                timed(server, "tools/call", {"name": called, "arguments": arguments})
             )
     gateway_cpu = gateway.cpu_seconds() - gateway_cpu
     for _ in range(rounds // 4):
@@ -74,6 +75,7 @@ def main() -> None:
     gateway.close()
 
     result = {
+        "tool": tool,
         "call": {name: summary(samples) for name, samples in calls.items()},
         "tools_list": {name: summary(samples) for name, samples in lists.items()},
     }

@@ -378,6 +378,13 @@ fn a_hook_in_pis_hook_folder_appends_to_the_system_prompt() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi_hooks"),
         &setup.home.join(".pi/agent/hooks"),
     );
+    let system = system_prompt_of_a_run(&setup, "Hello.", "AHOY.");
+    assert!(system.ends_with("\\n\\nAnswer in capitals.\""), "{system}");
+}
+
+/// The system prompt of `toolhost run PROMPT` against a mock model answering `reply`, as the
+/// model received it (JSON-encoded).
+fn system_prompt_of_a_run(setup: &HomeAndWorkspace, prompt: &str, reply: &str) -> String {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -385,15 +392,15 @@ fn a_hook_in_pis_hook_folder_appends_to_the_system_prompt() {
         .unwrap();
     let model = runtime.block_on(MockModel::start(
         WireFormat::OpenAiChat,
-        vec![Reply::text("AHOY.").into()],
+        vec![Reply::text(reply).into()],
     ));
-    let output = toolhost(&setup)
+    let output = toolhost(setup)
         .timeout(Duration::from_secs(60))
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("ANTHROPIC_BASE_URL")
         .env("OPENAI_BASE_URL", model.openai_base_url())
         .env("OPENAI_API_KEY", "sk-test")
-        .args(["run", "Hello."])
+        .args(["run", prompt])
         .output()
         .unwrap();
     assert!(
@@ -401,8 +408,7 @@ fn a_hook_in_pis_hook_folder_appends_to_the_system_prompt() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let system = model.requests()[0].body["messages"][0]["content"].to_string();
-    assert!(system.ends_with("\\n\\nAnswer in capitals.\""), "{system}");
+    model.requests()[0].body["messages"][0]["content"].to_string()
 }
 
 /// An extension file registering one tool that answers its own name.
@@ -481,29 +487,6 @@ fn an_oh_my_pi_plugin_package_gives_its_tools_module_and_its_hook() {
         "a helper is not a tool: {stdout}"
     );
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let model = runtime.block_on(MockModel::start(
-        WireFormat::OpenAiChat,
-        vec![Reply::text("Hello.").into()],
-    ));
-    let output = toolhost(&setup)
-        .timeout(Duration::from_secs(60))
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .env("OPENAI_BASE_URL", model.openai_base_url())
-        .env("OPENAI_API_KEY", "sk-test")
-        .args(["run", "Hi."])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let system = model.requests()[0].body["messages"][0]["content"].to_string();
+    let system = system_prompt_of_a_run(&setup, "Hi.", "Hello.");
     assert!(system.contains("The kit plugin is installed."), "{system}");
 }

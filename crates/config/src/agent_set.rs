@@ -52,17 +52,8 @@ impl Agents {
     /// Starts reading the agent files on a thread of their own, so that whoever asks for them
     /// next waits less (or not at all).
     pub fn prefetch(&self) {
-        if let Some(files) = &self.files
-            && LazyLock::get(files).is_none()
-        {
-            let files = Arc::clone(files);
-            // Only a cache warms: a failure to start the thread leaves the reading to the
-            // first caller.
-            let _ = std::thread::Builder::new()
-                .name("agent-files".to_owned())
-                .spawn(move || {
-                    LazyLock::force(&files);
-                });
+        if let Some(files) = &self.files {
+            crate::prefetch::prefetch(files, "agent-files");
         }
     }
 

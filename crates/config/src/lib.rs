@@ -41,6 +41,7 @@ mod mcp;
 pub mod mcp_server;
 pub mod model_choice;
 pub mod plugins;
+pub mod prefetch;
 pub mod pricing;
 pub mod providers;
 pub mod shell;

@@ -226,16 +226,7 @@ impl SlashCommands {
     /// Starts reading the command files on a thread of their own, so that whoever asks for
     /// a command next waits less (or not at all).
     pub fn prefetch(&self) {
-        if LazyLock::get(&self.found).is_none() {
-            let found = Arc::clone(&self.found);
-            // Only a cache warms: a failure to start the thread leaves the reading to the
-            // first caller.
-            let _ = std::thread::Builder::new()
-                .name("command-files".to_owned())
-                .spawn(move || {
-                    LazyLock::force(&found);
-                });
-        }
+        toolhost_config::prefetch::prefetch(&self.found, "command-files");
     }
 
     /// The commands, in precedence order.
