@@ -90,13 +90,15 @@ fn cargo_install_locked_from_the_clone_installs_a_binary_that_runs() {
 }
 
 #[test]
-fn the_dist_profile_the_install_chapter_names_exists() {
-    // `cargo install --locked --path crates/cli --profile dist` needs it in the workspace.
+fn the_profiles_the_install_chapter_names_exist() {
+    // `cargo install --locked --path crates/cli --profile thin` needs it in the workspace,
+    // and cargo-dist builds the release archives with `dist`.
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let workspace: toml::Table =
         toml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
-    assert_eq!(
-        workspace["profile"]["dist"]["inherits"].as_str(),
-        Some("release")
-    );
+    let profiles = &workspace["profile"];
+    assert_eq!(profiles["thin"]["inherits"].as_str(), Some("release"));
+    assert_eq!(profiles["thin"]["lto"].as_str(), Some("thin"));
+    assert_eq!(profiles["dist"]["inherits"].as_str(), Some("release"));
+    assert!(profiles["dist"].get("lto").is_none(), "dist keeps release's fat LTO");
 }
