@@ -100,5 +100,8 @@ fn the_profiles_the_install_chapter_names_exist() {
     assert_eq!(profiles["thin"]["inherits"].as_str(), Some("release"));
     assert_eq!(profiles["thin"]["lto"].as_str(), Some("thin"));
     assert_eq!(profiles["dist"]["inherits"].as_str(), Some("release"));
-    assert!(profiles["dist"].get("lto").is_none(), "dist keeps release's fat LTO");
+    assert!(
+        profiles["dist"].get("lto").is_none(),
+        "dist keeps release's fat LTO"
+    );
 }
