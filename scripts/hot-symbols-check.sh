@@ -20,3 +20,16 @@ if [ $((found * 100)) -lt $((listed * 95)) ]; then
     echo "and the relink), then commit crates/cli/hot-symbols.txt." >&2
     exit 1
 fi
+
+# The names alone do not say the linker used the file (a build script that did not find it
+# passes no ordering, and the names are all there): the listed functions must come first in
+# .text. Of the binary's first 200 functions by address, most must be listed ones.
+first="$(nm -n --defined-only "$binary" \
+    | awk '($2 == "t" || $2 == "T") && ++seen <= 200 {print $3}' \
+    | sort -u | comm -12 - <(sort -u crates/cli/hot-symbols.txt) | wc -l)"
+echo "of the first 200 functions of .text, $first are listed ones" >&2
+if [ "$first" -lt 150 ]; then
+    echo "error: the hot-function order was not applied to $binary (the build script passes" >&2
+    echo "--symbol-ordering-file only to optimised Linux x86-64 builds with the default linker)." >&2
+    exit 1
+fi

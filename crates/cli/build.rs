@@ -15,7 +15,7 @@
 mod commit;
 
 use std::env;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The first glibc whose loader applies DT_RELR relocations.
@@ -38,7 +38,7 @@ fn main() {
     if !(optimised && linux_x86_64 && default_linker) {
         return;
     }
-    let ordering = Path::new(env!("CARGO_MANIFEST_DIR")).join("hot-symbols.txt");
+    let ordering = manifest_dir().join("hot-symbols.txt");
     if ordering.is_file() {
         println!(
             "cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
@@ -49,6 +49,15 @@ fn main() {
     if build_glibc().is_some_and(|version| version >= GLIBC_WITH_RELR) {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
+}
+
+/// The folder of this crate's manifest, as Cargo sets it when it runs the script. Not
+/// `env!("CARGO_MANIFEST_DIR")`, the folder the script was compiled in: Cargo reuses a
+/// compiled build script for a clone at another path that shares the target folder, and the
+/// ordering file and git were then looked for in the first clone (gone, the order was silently
+/// not applied).
+fn manifest_dir() -> PathBuf {
+    env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
 }
 
 /// The glibc version of the building machine (`getconf GNU_LIBC_VERSION`: `glibc 2.36`).
@@ -66,7 +75,7 @@ fn build_glibc() -> Option<(u32, u32)> {
 /// Sets `TOOLHOST_BUILD_COMMIT`, what `--version` prints after the version: ` (3f2a9c1
 /// 2026-12-04)`, or nothing where git cannot say; rebuilt when the checked-out commit changes.
 fn emit_build_commit() {
-    let build_commit = commit::build_commit(Path::new(env!("CARGO_MANIFEST_DIR")), "build.rs");
+    let build_commit = commit::build_commit(&manifest_dir(), "build.rs");
     let suffix = match build_commit {
         Some(commit::BuildCommit { summary, watched }) => {
             for path in watched {
