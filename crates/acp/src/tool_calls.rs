@@ -28,7 +28,7 @@ pub fn kind_of(spec: &ToolSpec) -> ToolKind {
         PermissionFamily::Edit => ToolKind::Edit,
         PermissionFamily::Shell => ToolKind::Execute,
         PermissionFamily::Network => ToolKind::Fetch,
-        PermissionFamily::Other => ToolKind::Other,
+        PermissionFamily::McpData | PermissionFamily::Other => ToolKind::Other,
     }
 }
 

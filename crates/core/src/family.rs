@@ -19,6 +19,10 @@ pub enum PermissionFamily {
     Shell,
     /// Reaches a host over the network and reports it ([`crate::PermissionSubject::Domain`]).
     Network,
+    /// Reads what MCP servers hold on behalf of every server (the resource tools) and reports
+    /// the server a call reaches ([`crate::PermissionSubject::McpServer`]), which `mcp__server`
+    /// rules then name. No rule name of its own.
+    McpData,
     /// Anything else: only rules naming the tool itself apply.
     #[default]
     Other,
@@ -36,7 +40,7 @@ impl PermissionFamily {
             Self::Edit => Some("Edit"),
             Self::Shell => Some("Bash"),
             Self::Network => Some("WebFetch"),
-            Self::Other => None,
+            Self::McpData | Self::Other => None,
         }
     }
 

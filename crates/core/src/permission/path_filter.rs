@@ -1,5 +1,6 @@
 //! The paths inside a folder that rules refuse, for tools that walk or list it.
 
+use crate::family::PermissionFamily;
 use crate::spec::ToolSpec;
 use crate::subject::{McpServerSubject, PathFilter, PermissionSubject, SubjectPath};
 
@@ -32,13 +33,17 @@ impl RulePathFilter {
             .filter(|rule| rule.has_path_pattern() && rule.names_tool(spec))
             .cloned()
             .collect();
-        let refusing_servers: Vec<PermissionRule> = refusing_rules()
-            .filter(|rule| {
-                (rule.names_mcp_server() && !rule.has_specifier())
-                    || (rule.has_specifier() && rule.names_tool(spec))
-            })
-            .cloned()
-            .collect();
+        let refusing_servers: Vec<PermissionRule> = if spec.family == PermissionFamily::McpData {
+            refusing_rules()
+                .filter(|rule| {
+                    (rule.names_mcp_server() && !rule.has_specifier())
+                        || (rule.has_specifier() && rule.names_tool(spec))
+                })
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
         (!refusing.is_empty() || !refusing_servers.is_empty()).then_some(Self {
             refusing,
             refusing_servers,

@@ -314,8 +314,10 @@ impl Authorizer for PermissionPolicy {
     /// twice.
     fn wants_subject(&self, spec: &ToolSpec) -> bool {
         // `mcp__server` rules name the calls of the resource tools that reach that server.
+        let reaches_servers = spec.family == PermissionFamily::McpData;
         let names = |rule: &PermissionRule| {
-            (rule.has_specifier() && rule.names_tool(spec)) || rule.names_mcp_server()
+            (rule.has_specifier() && rule.names_tool(spec))
+                || (reaches_servers && rule.names_mcp_server())
         };
         self.audit.is_some()
             || spec.family == PermissionFamily::Shell

@@ -11,8 +11,8 @@ use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams};
 use rmcp::service::Peer;
 use serde_json::{Map, Value, json};
 use toolhost_core::{
-    ContentBlock, McpServerSubject, PermissionSubject, Tool, ToolAnnotations, ToolContext,
-    ToolError, ToolOutput, ToolSpec,
+    ContentBlock, McpServerSubject, PermissionFamily, PermissionSubject, Tool, ToolAnnotations,
+    ToolContext, ToolError, ToolOutput, ToolSpec,
 };
 
 use super::clients::McpClients;
@@ -98,6 +98,7 @@ impl Tool for McpResourceTool {
         ToolSpec::new(name, description)
             .with_label(name.replace('_', " "))
             .with_parameters(parameters)
+            .with_family(PermissionFamily::McpData)
             .with_annotations(ToolAnnotations {
                 open_world: true,
                 ..ToolAnnotations::READ_ONLY
