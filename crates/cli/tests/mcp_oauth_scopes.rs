@@ -24,6 +24,25 @@ fn authorization_url(login_output: &str) -> &str {
         .unwrap_or_else(|| panic!("no authorization URL in: {login_output}"))
 }
 
+/// The server configured as `prot` and logged in to, with the scopes login chooses; what
+/// `mcp login` printed.
+fn configure_and_log_in(dirs: &HomeAndWorkspace, server: &OAuthServer) -> String {
+    configure(dirs, server);
+    let logged_in = login(dirs, server, &[]);
+    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    text(&logged_in)
+}
+
+/// `toolhost call` of the server's tool, with `$BROWSER` a browser that approves.
+fn call_with_a_browser(dirs: &HomeAndWorkspace) -> std::process::Output {
+    let browser = approving_browser(&dirs.home);
+    toolhost_with_env(
+        dirs,
+        &["call", "mcp__prot__whoami", "{}", "--yes"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    )
+}
+
 #[test]
 fn login_asks_for_the_scope_the_servers_401_names() {
     let dirs = HomeAndWorkspace::new();
@@ -31,13 +50,10 @@ fn login_asks_for_the_scope_the_servers_401_names() {
         challenge_scope: Some("mcp".to_owned()),
         ..OAuthServerOptions::default()
     });
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    let logged_in = configure_and_log_in(&dirs, &server);
     assert!(
-        authorization_url(&text(&logged_in)).contains("&scope=mcp&"),
-        "the challenge's scope, not every scope the metadata lists: {}",
-        text(&logged_in)
+        authorization_url(&logged_in).contains("&scope=mcp&"),
+        "the challenge's scope, not every scope the metadata lists: {logged_in}"
     );
     assert_eq!(server.authorizations(), ["mcp"]);
 }
@@ -46,9 +62,7 @@ fn login_asks_for_the_scope_the_servers_401_names() {
 fn without_a_challenge_scope_login_asks_for_the_resources_scopes_supported() {
     let dirs = HomeAndWorkspace::new();
     let server = OAuthServer::start(OAuthServerOptions::default());
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    configure_and_log_in(&dirs, &server);
     assert_eq!(server.authorizations(), ["mcp admin"]);
 }
 
@@ -62,16 +76,9 @@ fn a_403_for_want_of_a_scope_steps_up_in_the_browser_and_the_call_goes_through()
         call_scope: Some("write".to_owned()),
         ..OAuthServerOptions::default()
     });
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    configure_and_log_in(&dirs, &server);
 
-    let browser = approving_browser(&dirs.home);
-    let called = toolhost_with_env(
-        &dirs,
-        &["call", "mcp__prot__whoami", "{}", "--yes"],
-        &[("BROWSER", browser.to_str().unwrap())],
-    );
+    let called = call_with_a_browser(&dirs);
     let said = text(&called);
     assert!(called.status.success(), "{said}");
     assert!(
@@ -100,16 +107,9 @@ fn a_step_up_the_authorization_server_grants_less_of_says_what_it_granted() {
         grantable_scopes: Some(vec!["mcp".to_owned(), "admin".to_owned()]),
         ..OAuthServerOptions::default()
     });
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    configure_and_log_in(&dirs, &server);
 
-    let browser = approving_browser(&dirs.home);
-    let called = toolhost_with_env(
-        &dirs,
-        &["call", "mcp__prot__whoami", "{}", "--yes"],
-        &[("BROWSER", browser.to_str().unwrap())],
-    );
+    let called = call_with_a_browser(&dirs);
     let said = text(&called);
     assert!(
         said.contains(
@@ -131,16 +131,9 @@ fn a_403_for_a_scope_the_login_holds_starts_no_authorization() {
         call_refused_anyway: true,
         ..OAuthServerOptions::default()
     });
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    configure_and_log_in(&dirs, &server);
 
-    let browser = approving_browser(&dirs.home);
-    let called = toolhost_with_env(
-        &dirs,
-        &["call", "mcp__prot__whoami", "{}", "--yes"],
-        &[("BROWSER", browser.to_str().unwrap())],
-    );
+    let called = call_with_a_browser(&dirs);
     let said = text(&called);
     assert!(
         said.contains(
@@ -180,9 +173,7 @@ fn without_a_browser_a_403_says_which_login_grants_the_scope() {
         call_scope: Some("superuser".to_owned()),
         ..OAuthServerOptions::default()
     });
-    configure(&dirs, &server);
-    let logged_in = login(&dirs, &server, &[]);
-    assert!(logged_in.status.success(), "{}", text(&logged_in));
+    configure_and_log_in(&dirs, &server);
     let called = toolhost(&dirs, &["call", "mcp__prot__whoami", "{}", "--yes"]);
     let said = text(&called);
     assert!(
